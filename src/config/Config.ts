@@ -1,0 +1,187 @@
+/**
+ * The configuration of CONTRACT section 10: a JSON file (`--config`, `FAULTLINE_CONFIG`),
+ * environment overrides, embedded defaults. Decoded once with Schema; a bad file is a
+ * `ConfigError` naming the field and what is wrong.
+ */
+import { Data, Either, ParseResult, Redacted, Schema } from "effect"
+import * as fs from "node:fs"
+import { parseDuration } from "./duration.js"
+import { categories, rateLimitKinds, severities } from "../classify/Event.js"
+
+export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly message: string }> {}
+
+const Duration = Schema.String.pipe(
+  Schema.filter((s) => parseDuration(s) !== null || `expected a duration like "30s", "5m", "4h", got "${s}"`)
+)
+const Secret = Schema.NullOr(Schema.Redacted(Schema.NonEmptyString))
+const Port = Schema.Int.pipe(Schema.between(0, 65535))
+
+const Http = Schema.Struct({
+  host: Schema.optionalWith(Schema.NonEmptyString, { default: () => "127.0.0.1" }),
+  port: Schema.optionalWith(Port, { default: () => 8787 }),
+  apiToken: Schema.optionalWith(Secret, { default: () => null }),
+  ingestToken: Schema.optionalWith(Secret, { default: () => null }),
+  ingestHmacSecret: Schema.optionalWith(Secret, { default: () => null }),
+  maxBodyBytes: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { default: () => 1_048_576 }),
+  /** Base URL used in links of alerts and tickets; defaults to http://host:port. */
+  publicUrl: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
+})
+
+const Database = Schema.Struct({
+  path: Schema.optionalWith(Schema.NonEmptyString, { default: () => "./data/faultline.db" }),
+  retentionDays: Schema.optionalWith(Schema.Number.pipe(Schema.positive()), { default: () => 30 })
+})
+
+export const TailSpec = Schema.Struct({
+  path: Schema.NonEmptyString,
+  service: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  startAt: Schema.optionalWith(Schema.Literal("end", "beginning"), { default: () => "end" as const })
+})
+export type TailSpec = typeof TailSpec.Type
+
+export const ReceiverType = Schema.Literal("webhook", "slack", "alertmanager", "pagerduty")
+export const Receiver = Schema.Struct({
+  name: Schema.NonEmptyString,
+  type: ReceiverType,
+  url: Schema.NonEmptyString.pipe(Schema.pattern(/^https?:\/\//, { message: () => "expected an http(s) URL" })),
+  /** webhook: HMAC secret for X-Faultline-Signature. */
+  secret: Schema.optionalWith(Secret, { default: () => null }),
+  /** pagerduty: the Events API v2 integration key. */
+  routingKey: Schema.optionalWith(Secret, { default: () => null }),
+  /** Per-attempt timeout. */
+  timeout: Schema.optionalWith(Duration, { default: () => "10s" })
+})
+export type Receiver = typeof Receiver.Type
+
+export const GroupLabel = Schema.Literal("service", "model", "rateLimitKind", "status", "code")
+export type GroupLabel = typeof GroupLabel.Type
+
+/** A rule as written in the config: overrides a built-in rule by name, or defines a new one. */
+export const RuleSpec = Schema.Struct({
+  name: Schema.NonEmptyString,
+  disabled: Schema.optional(Schema.Boolean),
+  category: Schema.optional(Schema.Literal(...categories)),
+  rateLimitKinds: Schema.optional(Schema.Array(Schema.Literal(...rateLimitKinds))),
+  groupBy: Schema.optional(Schema.Array(GroupLabel)),
+  window: Schema.optional(Duration),
+  threshold: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  repeatInterval: Schema.optional(Duration),
+  resolveAfter: Schema.optional(Duration),
+  severity: Schema.optional(Schema.Literal(...severities)),
+  receivers: Schema.optional(Schema.Array(Schema.String))
+})
+export type RuleSpec = typeof RuleSpec.Type
+
+export const ConfigSchema = Schema.Struct({
+  http: Schema.optionalWith(Http, { default: () => Schema.decodeSync(Http)({}) }),
+  database: Schema.optionalWith(Database, { default: () => Schema.decodeSync(Database)({}) }),
+  tail: Schema.optionalWith(Schema.Array(TailSpec), {
+    default: () => [{ path: "./logs/**/*.log", service: null, startAt: "end" as const }]
+  }),
+  receivers: Schema.optionalWith(Schema.Array(Receiver), { default: () => [] }),
+  defaultReceivers: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  rules: Schema.optionalWith(Schema.Array(RuleSpec), { default: () => [] }),
+  tickets: Schema.optionalWith(
+    Schema.Struct({ receivers: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }) }),
+    { default: () => ({ receivers: [] }) }
+  ),
+  delivery: Schema.optionalWith(
+    Schema.Struct({
+      /** How long a notification is retried before it becomes a dead letter. */
+      maxAge: Schema.optionalWith(Duration, { default: () => "24h" }),
+      initialBackoff: Schema.optionalWith(Duration, { default: () => "1s" }),
+      maxBackoff: Schema.optionalWith(Duration, { default: () => "5m" })
+    }),
+    { default: () => ({ maxAge: "24h", initialBackoff: "1s", maxBackoff: "5m" }) }
+  ),
+  log: Schema.optionalWith(
+    Schema.Struct({ level: Schema.optionalWith(Schema.Literal("trace", "debug", "info", "warn", "error", "fatal", "silent"), { default: () => "info" as const }) }),
+    { default: () => ({ level: "info" as const }) }
+  )
+})
+export type Config = typeof ConfigSchema.Type
+
+const envOverrides = (env: NodeJS.ProcessEnv, raw: Record<string, any>): Record<string, any> => {
+  const out: Record<string, any> = { ...raw, http: { ...(raw.http ?? {}) }, database: { ...(raw.database ?? {}) }, log: { ...(raw.log ?? {}) } }
+  if (env.FAULTLINE_HOST) out.http.host = env.FAULTLINE_HOST
+  if (env.FAULTLINE_PORT) {
+    const n = Number(env.FAULTLINE_PORT)
+    out.http.port = Number.isInteger(n) ? n : env.FAULTLINE_PORT
+  }
+  if (env.FAULTLINE_API_TOKEN) out.http.apiToken = env.FAULTLINE_API_TOKEN
+  if (env.FAULTLINE_INGEST_TOKEN) out.http.ingestToken = env.FAULTLINE_INGEST_TOKEN
+  if (env.FAULTLINE_DB) out.database.path = env.FAULTLINE_DB
+  if (env.FAULTLINE_TAIL) {
+    out.tail = env.FAULTLINE_TAIL.split(",").map((p) => p.trim()).filter((p) => p.length > 0).map((path) => ({ path }))
+  }
+  if (env.FAULTLINE_LOG_LEVEL) out.log.level = env.FAULTLINE_LOG_LEVEL
+  return out
+}
+
+const formatIssues = (error: ParseResult.ParseError, origin: string): string => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const shown = issues.slice(0, 3).map((i) => {
+    const path = i.path.length === 0 ? "(top level)" : i.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "")
+    return `${path}: ${i.message.replace(/\s+/g, " ")}`
+  })
+  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : ""
+  return `invalid configuration in ${origin}: ${shown.join("; ")}${more}`
+}
+
+/** Cross-field checks that Schema cannot express locally. */
+const validate = (config: Config, origin: string): Either.Either<Config, ConfigError> => {
+  const names = new Set<string>()
+  for (const [i, r] of config.receivers.entries()) {
+    if (names.has(r.name)) return Either.left(new ConfigError({ message: `invalid configuration in ${origin}: receivers[${i}].name: "${r.name}" is used twice` }))
+    names.add(r.name)
+    if (r.type === "pagerduty" && r.routingKey === null) {
+      return Either.left(new ConfigError({ message: `invalid configuration in ${origin}: receivers[${i}].routingKey: a pagerduty receiver needs its integration key` }))
+    }
+  }
+  const check = (list: ReadonlyArray<string>, where: string): ConfigError | null => {
+    const bad = list.find((n) => !names.has(n))
+    return bad === undefined ? null : new ConfigError({ message: `invalid configuration in ${origin}: ${where}: no receiver is named "${bad}"` })
+  }
+  const errs = [
+    check(config.defaultReceivers, "defaultReceivers"),
+    check(config.tickets.receivers, "tickets.receivers"),
+    ...config.rules.map((r, i) => check(r.receivers ?? [], `rules[${i}].receivers`))
+  ].filter((e): e is ConfigError => e !== null)
+  if (errs.length > 0) return Either.left(errs[0]!)
+  return Either.right(config)
+}
+
+/** Decode an already-parsed JSON value (plus env overrides) into a Config. */
+export const decodeConfig = (raw: unknown, env: NodeJS.ProcessEnv = {}, origin = "the configuration"): Either.Either<Config, ConfigError> => {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    return Either.left(new ConfigError({ message: `invalid configuration in ${origin}: expected a JSON object at the top level` }))
+  }
+  const decoded = Schema.decodeUnknownEither(ConfigSchema, { errors: "all", onExcessProperty: "error" })(envOverrides(env, raw as Record<string, any>))
+  return Either.isLeft(decoded)
+    ? Either.left(new ConfigError({ message: formatIssues(decoded.left, origin) }))
+    : validate(decoded.right, origin)
+}
+
+/** Read `--config FILE` (or `FAULTLINE_CONFIG`), apply the environment, decode. */
+export const loadConfig = (file: string | undefined, env: NodeJS.ProcessEnv = process.env): Either.Either<Config, ConfigError> => {
+  const path = file ?? (env.FAULTLINE_CONFIG || undefined)
+  if (path === undefined) return decodeConfig({}, env, "the environment")
+  let text: string
+  try {
+    text = fs.readFileSync(path, "utf8")
+  } catch (e) {
+    return Either.left(new ConfigError({ message: `cannot read config file ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` }))
+  }
+  let raw: unknown
+  try {
+    raw = JSON.parse(text)
+  } catch (e) {
+    return Either.left(new ConfigError({ message: `config file ${path} is not valid JSON: ${(e as Error).message}` }))
+  }
+  return decodeConfig(raw, env, path)
+}
+
+export const secretValue = (s: Redacted.Redacted<string> | null): string | null => (s === null ? null : Redacted.value(s))
+
+export const isLoopbackHost = (host: string): boolean =>
+  host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host)

@@ -1,0 +1,107 @@
+/**
+ * The HTTP server: routes of CONTRACT section 6, auth around them, faultline's error body for
+ * every failure, server timeouts against slow clients. Built as a Layer by the composition root.
+ */
+import { HttpMiddleware, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import * as http from "node:http"
+import type { Metrics } from "../observe/metrics.js"
+import { checkTokens } from "./auth.js"
+import { openApiDocument } from "./openapi.js"
+import { errorResponse, HttpFailure, json } from "./respond.js"
+
+export interface ServerOptions {
+  readonly host: string
+  readonly port: number
+  readonly apiToken: string | null
+  readonly metrics: Metrics
+  /** Database open and migrations applied. */
+  readonly ready: () => boolean
+}
+
+const OPEN_PATHS = new Set(["/healthz", "/readyz", "/metrics"])
+
+/** `apiToken` guards every route but the open ones; POST /v1/events checks its own tokens. */
+const withAuth = (apiToken: string | null) =>
+  HttpMiddleware.make((app) =>
+    Effect.gen(function* () {
+      if (apiToken === null) return yield* app
+      const req = yield* HttpServerRequest.HttpServerRequest
+      const path = req.url.split("?")[0]!
+      if (OPEN_PATHS.has(path) || (path === "/v1/events" && req.method === "POST")) return yield* app
+      const page = path === "/"
+      const verdict = checkTokens([apiToken], req.headers["authorization"], page)
+      if (verdict === "ok") return yield* app
+      return errorResponse(
+        new HttpFailure({
+          status: 401,
+          code: "unauthorized",
+          message: verdict === "missing" ? "send Authorization: Bearer <api token>" : "the token is not valid",
+          headers: page ? { "www-authenticate": 'Basic realm="faultline"' } : {}
+        })
+      )
+    })
+  )
+
+/** Every failure becomes `{"error": {...}}`; an unexpected one is a 500 with a log line. */
+const withErrors = HttpMiddleware.make((app) =>
+  app.pipe(
+    Effect.catchAll((e: unknown) => {
+      if (e instanceof HttpFailure) return Effect.succeed(errorResponse(e))
+      if ((e as { _tag?: string })?._tag === "RouteNotFound") {
+        return Effect.succeed(errorResponse(new HttpFailure({ status: 404, code: "not_found", message: "no such route" })))
+      }
+      if ((e as { _tag?: string })?._tag === "RequestError") {
+        return Effect.succeed(errorResponse(new HttpFailure({ status: 400, code: "bad_request", message: String((e as Error).message ?? e) })))
+      }
+      return Effect.logError("request failed", e).pipe(
+        Effect.as(errorResponse(new HttpFailure({ status: 500, code: "internal", message: "internal error" })))
+      )
+    }),
+    Effect.catchAllDefect((d) =>
+      Effect.logError("request failed with a defect", d).pipe(
+        Effect.as(errorResponse(new HttpFailure({ status: 500, code: "internal", message: "internal error" })))
+      )
+    )
+  )
+)
+
+export const baseRoutes = (opts: ServerOptions) =>
+  HttpRouter.empty.pipe(
+    HttpRouter.get("/healthz", Effect.succeed(json({ status: "ok" }))),
+    HttpRouter.get(
+      "/readyz",
+      Effect.sync(() =>
+        opts.ready()
+          ? json({ status: "ready" })
+          : errorResponse(new HttpFailure({ status: 503, code: "not_ready", message: "database not open or migrations not applied" }))
+      )
+    ),
+    HttpRouter.get(
+      "/metrics",
+      Effect.promise(() => opts.metrics.text()).pipe(
+        Effect.map((text) => HttpServerResponse.text(text, { contentType: opts.metrics.contentType }))
+      )
+    ),
+    HttpRouter.get("/openapi.json", Effect.sync(() => json(openApiDocument)))
+  )
+
+/** Serve a router on host:port with faultline's middleware. */
+export const serverLayer = <E, R>(router: HttpRouter.HttpRouter<E, R>, opts: ServerOptions) =>
+  router.pipe(
+    withErrors,
+    withAuth(opts.apiToken),
+    HttpServer.serve(),
+    HttpMiddleware.withTracerDisabledWhen(() => true),
+    Layer.provide(
+      NodeHttpServer.layer(
+        () => {
+          const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 })
+          server.maxHeadersCount = 100
+          return server
+        },
+        { host: opts.host, port: opts.port }
+      )
+    )
+  )

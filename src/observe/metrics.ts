@@ -1,0 +1,129 @@
+/**
+ * Prometheus metrics of CONTRACT section 9 (prom-client). Label cardinality is bounded:
+ * the first `maxValues` models and services seen keep their names, the rest fold into `other`.
+ */
+import client from "prom-client"
+import type { FailureEvent } from "../classify/Event.js"
+
+class Capped {
+  private readonly seen = new Set<string>()
+  constructor(private readonly max: number) {}
+  label(v: string | null): string {
+    if (v === null || v === "") return "none"
+    if (this.seen.has(v)) return v
+    if (this.seen.size >= this.max) return "other"
+    this.seen.add(v)
+    return v
+  }
+}
+
+export interface GaugeSources {
+  readonly sourceLag: () => ReadonlyArray<{ source: string; lagBytes: number }>
+  readonly alertsFiring: () => ReadonlyArray<{ rule: string; count: number }>
+  readonly notifications: () => ReadonlyArray<{ receiver: string; outcome: string; count: number }>
+  readonly outboxPending: () => number
+  readonly ticketsOpen: () => number
+}
+
+export class Metrics {
+  readonly registry = new client.Registry()
+  private readonly models: Capped
+  private readonly services: Capped
+  private readonly sourcesCap: Capped
+  private readonly failures: client.Counter<"category" | "rate_limit_kind" | "status" | "model" | "service">
+  private readonly linesRead: client.Counter<"source">
+  private readonly linesIgnored: client.Counter<"source">
+  readonly ingestErrors: client.Counter<"reason">
+  readonly webhookRequests: client.Counter<"outcome">
+  private gauges: GaugeSources | null = null
+
+  constructor(maxValues = 50) {
+    this.models = new Capped(maxValues)
+    this.services = new Capped(maxValues)
+    this.sourcesCap = new Capped(maxValues * 2)
+    const registers = [this.registry]
+    this.failures = new client.Counter({
+      name: "faultline_failures_total",
+      help: "Failed LLM API calls stored, by classification.",
+      labelNames: ["category", "rate_limit_kind", "status", "model", "service"],
+      registers
+    })
+    this.linesRead = new client.Counter({ name: "faultline_lines_read_total", help: "Log lines (and webhook records) read.", labelNames: ["source"], registers })
+    this.linesIgnored = new client.Counter({ name: "faultline_lines_ignored_total", help: "Records read that are not failed calls.", labelNames: ["source"], registers })
+    this.ingestErrors = new client.Counter({ name: "faultline_ingest_errors_total", help: "Ingest problems (bad webhook bodies, unreadable files, store errors).", labelNames: ["reason"], registers })
+    this.webhookRequests = new client.Counter({ name: "faultline_webhook_requests_total", help: "POST /v1/events requests by outcome.", labelNames: ["outcome"], registers })
+    const self = this
+    new client.Gauge({
+      name: "faultline_source_lag_bytes",
+      help: "Bytes of a tailed file not yet read.",
+      labelNames: ["source"],
+      registers,
+      collect() {
+        this.reset()
+        for (const s of self.gauges?.sourceLag() ?? []) this.set({ source: self.sourcesCap.label(s.source) }, s.lagBytes)
+      }
+    })
+    new client.Gauge({
+      name: "faultline_alerts_firing",
+      help: "Alerts firing, by rule.",
+      labelNames: ["rule"],
+      registers,
+      collect() {
+        this.reset()
+        for (const a of self.gauges?.alertsFiring() ?? []) this.set({ rule: a.rule }, a.count)
+      }
+    })
+    new client.Counter({
+      name: "faultline_notifications_total",
+      help: "Notifications by receiver and outcome.",
+      labelNames: ["receiver", "outcome"],
+      registers,
+      collect() {
+        this.reset()
+        for (const n of self.gauges?.notifications() ?? []) this.inc({ receiver: n.receiver, outcome: n.outcome }, n.count)
+      }
+    })
+    new client.Gauge({
+      name: "faultline_outbox_pending",
+      help: "Notifications waiting for delivery.",
+      registers,
+      collect() {
+        this.set(self.gauges?.outboxPending() ?? 0)
+      }
+    })
+    new client.Gauge({
+      name: "faultline_tickets_open",
+      help: "Escalation tickets open (or acknowledged).",
+      registers,
+      collect() {
+        this.set(self.gauges?.ticketsOpen() ?? 0)
+      }
+    })
+    client.collectDefaultMetrics({ register: this.registry, prefix: "faultline_" })
+  }
+
+  setGaugeSources(g: GaugeSources): void {
+    this.gauges = g
+  }
+
+  recordBatch(source: string, linesRead: number, ignored: number, inserted: ReadonlyArray<FailureEvent>): void {
+    const s = this.sourcesCap.label(source)
+    if (linesRead > 0) this.linesRead.inc({ source: s }, linesRead)
+    if (ignored > 0) this.linesIgnored.inc({ source: s }, ignored)
+    for (const e of inserted) {
+      this.failures.inc({
+        category: e.category,
+        rate_limit_kind: e.rateLimitKind ?? "none",
+        status: e.status === null ? "none" : String(e.status),
+        model: this.models.label(e.model),
+        service: this.services.label(e.service)
+      })
+    }
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics()
+  }
+
+  readonly contentType = client.Registry.PROMETHEUS_CONTENT_TYPE
+}

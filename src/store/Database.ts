@@ -1,0 +1,105 @@
+/**
+ * The SQLite file: opened once, WAL, migrations from `migrations/*.sql` applied in order at
+ * start-up, each once, inside its own transaction (a `kill -9` mid-migration leaves the
+ * previous version). A database newer than this code is refused.
+ */
+import BetterSqlite3 from "better-sqlite3"
+import { Context, Data, Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+export class DatabaseError extends Data.TaggedError("DatabaseError")<{
+  readonly reason: "open" | "migrate" | "too_new"
+  readonly message: string
+}> {}
+
+export interface Migration {
+  readonly version: number
+  readonly name: string
+  readonly sql: string
+}
+
+/** Finds the `migrations/` folder whether we run from `src/` (tests) or `dist/src/` (built). */
+export const migrationsDir = (): string => {
+  let dir = path.dirname(fileURLToPath(import.meta.url))
+  for (let i = 0; i < 6; i++) {
+    const candidate = path.join(dir, "migrations")
+    if (fs.existsSync(candidate) && fs.statSync(candidate).isDirectory()) return candidate
+    dir = path.dirname(dir)
+  }
+  throw new Error("migrations/ folder not found next to the faultline package")
+}
+
+export const loadMigrations = (dir: string = migrationsDir()): ReadonlyArray<Migration> =>
+  fs
+    .readdirSync(dir)
+    .filter((f) => /^\d+_.+\.sql$/.test(f))
+    .map((f) => ({ version: parseInt(f, 10), name: f, sql: fs.readFileSync(path.join(dir, f), "utf8") }))
+    .sort((a, b) => a.version - b.version)
+
+/** Open (creating the folder), set pragmas, migrate. Throws DatabaseError. */
+export const openDatabase = (file: string, migrations: ReadonlyArray<Migration> = loadMigrations()): BetterSqlite3.Database => {
+  let db: BetterSqlite3.Database
+  try {
+    if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
+    db = new BetterSqlite3(file)
+    db.pragma("journal_mode = WAL")
+    db.pragma("synchronous = NORMAL")
+    db.pragma("foreign_keys = ON")
+    db.pragma("busy_timeout = 5000")
+  } catch (e) {
+    throw new DatabaseError({ reason: "open", message: `cannot open database ${file}: ${(e as Error).message}` })
+  }
+  try {
+    migrate(db, migrations)
+  } catch (e) {
+    db.close()
+    throw e
+  }
+  return db
+}
+
+export const migrate = (db: BetterSqlite3.Database, migrations: ReadonlyArray<Migration>): void => {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`)
+  const applied = new Set(db.prepare("SELECT version FROM schema_migrations").pluck().all() as number[])
+  const known = migrations.length === 0 ? 0 : migrations[migrations.length - 1]!.version
+  const newest = Math.max(0, ...applied)
+  if (newest > known) {
+    throw new DatabaseError({
+      reason: "too_new",
+      message: `database schema version ${newest} is newer than this faultline knows (${known}); upgrade faultline or use another database file`
+    })
+  }
+  const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)")
+  for (const m of migrations) {
+    if (applied.has(m.version)) continue
+    try {
+      db.transaction(() => {
+        db.exec(m.sql)
+        record.run(m.version, m.name, new Date().toISOString())
+      }).immediate()
+    } catch (e) {
+      throw new DatabaseError({ reason: "migrate", message: `migration ${m.name} failed: ${(e as Error).message}` })
+    }
+  }
+}
+
+/** The open database, shared by every store of the daemon. */
+export class Database extends Context.Tag("faultline/Database")<
+  Database,
+  { readonly db: BetterSqlite3.Database; readonly file: string }
+>() {
+  static readonly layer = (file: string): Layer.Layer<Database, DatabaseError> =>
+    Layer.scoped(
+      Database,
+      Effect.acquireRelease(
+        Effect.try({
+          try: () => ({ db: openDatabase(file), file }),
+          catch: (e) => (e instanceof DatabaseError ? e : new DatabaseError({ reason: "open", message: String(e) }))
+        }),
+        ({ db }) => Effect.sync(() => db.open && db.close())
+      )
+    )
+}
