@@ -53,7 +53,7 @@ const readInput = (file: string): string => {
   }
 }
 
-const eventsOfText = (text: string, file: string, emit: (e: FailureEvent) => void): void => {
+const eventsOfText = (text: string, file: string, emit: (e: FailureEvent & { file: string }) => void): void => {
   const source = file === "-" ? "stdin" : `file:${file}`
   const ingestedAt = new Date().toISOString()
   const assembler = new RecordAssembler()
@@ -91,7 +91,7 @@ export const classifyCommand = Command.make("classify", { records, format, files
       }
       const out = stdoutWriter()
       const rows: FailureEvent[] = []
-      const emit = (e: FailureEvent) => (fmt === "jsonl" ? out.write(JSON.stringify(e)) : rows.push(e))
+      const emit = (e: FailureEvent & { file: string }) => (fmt === "jsonl" ? out.write(JSON.stringify(e)) : rows.push(e))
       if (Option.isSome(records)) {
         for (const f of inputs) classifyRecords(readInput(f), f, fmt, out, rows)
       } else {

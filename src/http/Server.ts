@@ -15,6 +15,9 @@ export interface ServerOptions {
   readonly host: string
   readonly port: number
   readonly apiToken: string | null
+}
+
+export interface BaseRouteOptions {
   readonly metrics: Metrics
   /** Database open and migrations applied. */
   readonly ready: () => boolean
@@ -67,7 +70,7 @@ const withErrors = HttpMiddleware.make((app) =>
   )
 )
 
-export const baseRoutes = (opts: ServerOptions) =>
+export const baseRoutes = (opts: BaseRouteOptions) =>
   HttpRouter.empty.pipe(
     HttpRouter.get("/healthz", Effect.succeed(json({ status: "ok" }))),
     HttpRouter.get(
@@ -87,13 +90,12 @@ export const baseRoutes = (opts: ServerOptions) =>
     HttpRouter.get("/openapi.json", Effect.sync(() => json(openApiDocument)))
   )
 
-/** Serve a router on host:port with faultline's middleware. */
-export const serverLayer = <E, R>(router: HttpRouter.HttpRouter<E, R>, opts: ServerOptions) =>
-  router.pipe(
-    withErrors,
-    withAuth(opts.apiToken),
-    HttpServer.serve(),
-    HttpMiddleware.withTracerDisabledWhen(() => true),
+/** Serve a router on host:port with faultline's middleware; `onListening` runs once it listens. */
+export const serverLayer = <E, R, R2>(router: HttpRouter.HttpRouter<E, R>, opts: ServerOptions, onListening: Effect.Effect<void, never, R2>) =>
+  Layer.mergeAll(
+    router.pipe(withErrors, withAuth(opts.apiToken), HttpServer.serve(), HttpMiddleware.withTracerDisabledWhen(() => true)),
+    Layer.effectDiscard(onListening)
+  ).pipe(
     Layer.provide(
       NodeHttpServer.layer(
         () => {

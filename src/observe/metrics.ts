@@ -2,6 +2,7 @@
  * Prometheus metrics of CONTRACT section 9 (prom-client). Label cardinality is bounded:
  * the first `maxValues` models and services seen keep their names, the rest fold into `other`.
  */
+import { Context, Layer } from "effect"
 import client from "prom-client"
 import type { FailureEvent } from "../classify/Event.js"
 
@@ -17,8 +18,7 @@ class Capped {
   }
 }
 
-export interface GaugeSources {
-  readonly sourceLag: () => ReadonlyArray<{ source: string; lagBytes: number }>
+export interface AlertGaugeSources {
   readonly alertsFiring: () => ReadonlyArray<{ rule: string; count: number }>
   readonly notifications: () => ReadonlyArray<{ receiver: string; outcome: string; count: number }>
   readonly outboxPending: () => number
@@ -35,7 +35,8 @@ export class Metrics {
   private readonly linesIgnored: client.Counter<"source">
   readonly ingestErrors: client.Counter<"reason">
   readonly webhookRequests: client.Counter<"outcome">
-  private gauges: GaugeSources | null = null
+  private gauges: AlertGaugeSources | null = null
+  private sourceLag: () => ReadonlyArray<{ source: string; lagBytes: number }> = () => []
 
   constructor(maxValues = 50) {
     this.models = new Capped(maxValues)
@@ -60,7 +61,7 @@ export class Metrics {
       registers,
       collect() {
         this.reset()
-        for (const s of self.gauges?.sourceLag() ?? []) this.set({ source: self.sourcesCap.label(s.source) }, s.lagBytes)
+        for (const s of self.sourceLag()) this.set({ source: self.sourcesCap.label(s.source) }, s.lagBytes)
       }
     })
     new client.Gauge({
@@ -102,8 +103,12 @@ export class Metrics {
     client.collectDefaultMetrics({ register: this.registry, prefix: "faultline_" })
   }
 
-  setGaugeSources(g: GaugeSources): void {
+  setAlertGauges(g: AlertGaugeSources): void {
     this.gauges = g
+  }
+
+  setSourceLag(f: () => ReadonlyArray<{ source: string; lagBytes: number }>): void {
+    this.sourceLag = f
   }
 
   recordBatch(source: string, linesRead: number, ignored: number, inserted: ReadonlyArray<FailureEvent>): void {
@@ -126,4 +131,8 @@ export class Metrics {
   }
 
   readonly contentType = client.Registry.PROMETHEUS_CONTENT_TYPE
+}
+
+export class MetricsService extends Context.Tag("faultline/Metrics")<MetricsService, Metrics>() {
+  static readonly layer = Layer.sync(MetricsService, () => new Metrics())
 }

@@ -1,0 +1,161 @@
+/**
+ * The composition root: the one place that wires the daemon's layers together.
+ *
+ *   Database ─┬─ EventStore ─┐
+ *             ├─ Outbox ─ AlertEngine ─┬─ Intake ─┬─ Tailer
+ *             │           Relay        │          └─ HTTP (ingest)
+ *             └─────────────────────── HTTP (read API, alerts, /metrics, page)
+ */
+import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Duration, Effect, Layer, Schedule } from "effect"
+import * as path from "node:path"
+import { AlertEngine } from "./alert/engine.js"
+import { Outbox } from "./alert/outbox.js"
+import { Relay } from "./alert/relay.js"
+import { completeReport } from "./alert/summary.js"
+import { type Config, secretValue } from "./config/Config.js"
+import { parseDuration } from "./config/duration.js"
+import { alertRoutes } from "./http/alertRoutes.js"
+import { ingestHandler } from "./http/ingestRoute.js"
+import { pageWindows, renderPage } from "./http/page.js"
+import { readRoutes } from "./http/readRoutes.js"
+import { baseRoutes, serverLayer } from "./http/Server.js"
+import { pinoLoggerLayer } from "./observe/logger.js"
+import { MetricsService } from "./observe/metrics.js"
+import { Intake } from "./sources/Intake.js"
+import { runTailer } from "./sources/tail/Tailer.js"
+import { Database } from "./store/Database.js"
+import { EventStoreService } from "./store/EventStore.js"
+
+export interface AppOptions {
+  /** Folder that relative globs and paths are resolved against. */
+  readonly cwd: string
+  /** Alert evaluation period (tests shorten it). */
+  readonly evaluateEvery?: Duration.DurationInput
+}
+
+const IntakeLive = Layer.effect(
+  Intake,
+  Effect.gen(function* () {
+    const store = yield* EventStoreService
+    const alerts = yield* AlertEngine
+    const metrics = yield* MetricsService
+    return Intake.make({ store, metrics, observe: alerts.observe })
+  })
+)
+
+/** Tails the configured globs; on shutdown reads what is left, flushes and commits. */
+const TailerLive = (config: Config, cwd: string) =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const intake = yield* Intake
+      const store = yield* EventStoreService
+      const metrics = yield* MetricsService
+      const { db } = yield* Database
+      // `startAt` applies only to files present at the very first start of this database
+      const firstStart = db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES ('tail.firstStartedAt', ?)`).run(new Date().toISOString()).changes === 1
+      const handle = yield* runTailer({
+        specs: config.tail,
+        cwd,
+        sink: intake.commitRetrying,
+        loadCheckpoint: (key) => store.checkpoint(key),
+        allCheckpoints: () => store.checkpoints(),
+        firstStart
+      })
+      metrics.setSourceLag(() => handle.stats().map((s) => ({ source: s.source, lagBytes: Math.max(0, s.size - s.offset) })))
+      yield* Effect.addFinalizer(() =>
+        handle.drain().pipe(
+          Effect.timeout(Duration.seconds(3)),
+          Effect.catchAllCause((cause) => Effect.logWarning("could not drain the tailed files before stopping", cause))
+        )
+      )
+    })
+  )
+
+/** Prunes events past `retentionDays` every hour (incidents and counters are kept). */
+const RetentionLive = (config: Config) =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const store = yield* EventStoreService
+      yield* Effect.sync(() => store.prune(Date.now(), config.database.retentionDays)).pipe(
+        Effect.tap((n) => (n > 0 ? Effect.logInfo(`pruned ${n} events older than ${config.database.retentionDays} days`) : Effect.void)),
+        Effect.catchAllCause((cause) => Effect.logWarning("retention pruning failed", cause)),
+        Effect.delay(Duration.seconds(30)),
+        Effect.repeat(Schedule.spaced(Duration.hours(1))),
+        Effect.forkScoped
+      )
+    })
+  )
+
+/** The HTTP API, listening on the configured host:port; logs the start-up line once listening. */
+const HttpLive = (config: Config) =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const store = yield* EventStoreService
+      const alerts = yield* AlertEngine
+      const metrics = yield* MetricsService
+      const intake = yield* Intake
+      const { db } = yield* Database
+      metrics.setAlertGauges(alerts.gauges)
+      const apiToken = secretValue(config.http.apiToken)
+      const ingestToken = secretValue(config.http.ingestToken)
+      const complete = (r: Parameters<typeof completeReport>[1]) => completeReport(db, r)
+
+      const page = Effect.gen(function* () {
+        const req = yield* HttpServerRequest.HttpServerRequest
+        const asked = new URL(req.url, "http://x").searchParams.get("window") ?? "24h"
+        const label = (pageWindows as ReadonlyArray<string>).includes(asked) ? asked : "24h"
+        const until = Date.now()
+        const report = complete(store.report({ since: until - parseDuration(label)!, until }))
+        const firing = yield* alerts.listAlerts({ state: "firing", limit: 50 })
+        const open = yield* alerts.listTickets({ state: "open", limit: 50 })
+        return HttpServerResponse.html(
+          renderPage(report, {
+            windowLabel: label,
+            generatedAt: new Date(until).toISOString(),
+            firingAlerts: firing.items.map((a) => ({ ...a, labels: a.labels as Record<string, unknown> })),
+            openTickets: open.items
+          })
+        )
+      })
+
+      const router = HttpRouter.empty.pipe(
+        HttpRouter.concat(baseRoutes({ metrics, ready: () => db.open })),
+        HttpRouter.post(
+          "/v1/events",
+          ingestHandler({
+            tokens: [apiToken, ingestToken].filter((t): t is string => t !== null),
+            hmacSecret: secretValue(config.http.ingestHmacSecret),
+            maxBodyBytes: config.http.maxBodyBytes,
+            intake,
+            metrics
+          })
+        ),
+        HttpRouter.concat(readRoutes({ store, completeReport: complete })),
+        HttpRouter.concat(alertRoutes),
+        HttpRouter.get("/", page)
+      )
+
+      const banner = Effect.gen(function* () {
+        const server = yield* HttpServer.HttpServer
+        const address = server.address._tag === "TcpAddress" ? `http://${server.address.hostname}:${server.address.port}` : "a unix socket"
+        const globs = config.tail.map((t) => t.path).join(", ") || "nothing"
+        yield* Effect.logInfo(`faultline listening on ${address}, tailing ${globs}, database ${path.resolve(config.database.path)}`).pipe(
+          Effect.annotateLogs({ listen: address, tail: config.tail.map((t) => t.path), database: path.resolve(config.database.path) })
+        )
+      })
+      return serverLayer(router, { host: config.http.host, port: config.http.port, apiToken }, banner)
+    })
+  )
+
+/** The whole daemon as one Layer: launch it with `Layer.launch`. */
+export const AppLive = (config: Config, opts: AppOptions) => {
+  const DatabaseLive = Database.layer(config.database.path)
+  const OutboxLive = Outbox.layer(config)
+  const AlertLive = AlertEngine.layer(config, { evaluateEvery: opts.evaluateEvery }).pipe(Layer.provide(OutboxLive))
+  const RelayLive = Relay.layer(config).pipe(Layer.provide(OutboxLive), Layer.provide(NodeHttpClient.layerUndici))
+  const Core = Layer.mergeAll(EventStoreService.layer, AlertLive, RelayLive, MetricsService.layer).pipe(Layer.provideMerge(DatabaseLive))
+  const Features = Layer.mergeAll(TailerLive(config, opts.cwd), HttpLive(config), RetentionLive(config)).pipe(Layer.provide(IntakeLive))
+  return Features.pipe(Layer.provide(Core), Layer.provide(pinoLoggerLayer(config.log.level)))
+}

@@ -1,0 +1,23 @@
+/** `faultline diagnose EVENT_ID`: the service's diagnostic procedure for one stored event (CONTRACT section 8). */
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Layer } from "effect"
+import { diagnose, formatDiagnosis } from "../ticket/diagnosis.js"
+import { Database } from "../store/Database.js"
+import { runtimeError } from "./CliError.js"
+import { configOption, loadConfigOrFail, withDatabase } from "./common.js"
+
+const eventId = Args.text({ name: "EVENT_ID" }).pipe(Args.withDescription("The id of a stored event (evt_...)"))
+const format = Options.choice("format", ["text", "json"]).pipe(Options.withDefault("text" as const))
+
+export const diagnoseCommand = Command.make("diagnose", { eventId, config: configOption, format }, (o) =>
+  Effect.gen(function* () {
+    const config = yield* loadConfigOrFail(o.config)
+    const diagnosed = yield* withDatabase(config, true, (db) =>
+      diagnose(o.eventId).pipe(
+        Effect.provide(Layer.succeed(Database, { db, file: config.database.path })),
+        Effect.mapError((e) => runtimeError(e.message))
+      )
+    )
+    process.stdout.write(o.format === "json" ? JSON.stringify(diagnosed, null, 2) + "\n" : formatDiagnosis(diagnosed))
+  })
+).pipe(Command.withDescription("Run the diagnostic procedure for one stored event: status, code, message, curl reproduction, other models, proxy hint"))
