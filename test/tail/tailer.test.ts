@@ -1,0 +1,423 @@
+/**
+ * The tailer against real files in a temporary folder. Assertions wait for conditions (poll
+ * every 20 ms, up to 15 s); `drain()` is used where a test must know that everything
+ * written so far has been read.
+ */
+import { Effect, Exit, Scope } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import type { IngestBatch } from "../../src/sources/Batch.js"
+import { replayFile, runTailer } from "../../src/sources/tail/Tailer.js"
+import {
+  append,
+  appendLines,
+  curlDump,
+  failLine,
+  infoLine,
+  MemoryStore,
+  rid,
+  type Running,
+  startTailer,
+  type StartOptions,
+  tempDir,
+  waitFor
+} from "./harness.js"
+
+const running: Array<Running> = []
+afterEach(async () => {
+  for (const r of running.splice(0)) await r.stop()
+})
+
+const start = async (store: MemoryStore, opts: StartOptions): Promise<Running> => {
+  const r = await startTailer(store, opts)
+  running.push(r)
+  return r
+}
+const stop = async (r: Running): Promise<void> => {
+  running.splice(running.indexOf(r), 1)
+  await r.stop()
+}
+
+const sameRids = (store: MemoryStore, expected: ReadonlyArray<string>) => () =>
+  JSON.stringify(store.rids()) === JSON.stringify([...expected].sort())
+
+const expectExactly = (store: MemoryStore, expected: ReadonlyArray<string>): void => {
+  expect(store.rids()).toEqual([...expected].sort())
+  expect(store.duplicates).toBe(0)
+}
+
+const keyOf = (file: string): string => {
+  const st = fs.statSync(file, { bigint: true })
+  return `${st.dev}:${st.ino}`
+}
+
+describe("tailer", () => {
+  it("reads every line of a burst: the tail of a burst is not left unread", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "app.log")
+    fs.writeFileSync(file, "")
+    const store = new MemoryStore()
+    await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" }] })
+    const expected: Array<string> = []
+    for (let i = 0; i < 200; i++) {
+      const id = rid()
+      expected.push(id)
+      append(file, `${failLine(id)}\n`)
+    }
+    await waitFor("all 200 burst lines", sameRids(store, expected))
+    expectExactly(store, expected)
+    const events = [...store.events.values()].sort((a, b) => a.line! - b.line!)
+    expect(events.map((e) => e.line)).toEqual(expected.map((_, i) => i + 1))
+    expect(events[0]!.source).toBe(`file:${file}`)
+    expect(events[0]).toMatchObject({ status: 429, category: "rate_limit", rateLimitKind: "TPM" })
+    await waitFor("lines counted", () => store.linesRead === 200)
+  })
+
+  it("waits for the newline of a partial line", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "app.log")
+    const store = new MemoryStore()
+    const t = await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" }] })
+    const a = rid()
+    const b = rid()
+    const line = failLine(b)
+    appendLines(file, [failLine(a)])
+    append(file, line.slice(0, 40))
+    await t.drain()
+    expect(store.rids()).toEqual([a])
+    append(file, line.slice(40, 90))
+    await t.drain()
+    expect(store.rids()).toEqual([a])
+    append(file, `${line.slice(90)}\n`)
+    await waitFor("the completed line", sameRids(store, [a, b]))
+    const [event] = store.byRid(b)
+    expect(event!.line).toBe(2)
+    expect(event!.message).toContain(b)
+    expect(store.checkpoints.get(keyOf(file))!.offset).toBe(fs.statSync(file).size)
+  })
+
+  it("assembles multi-line records and reports their first line", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "app.log")
+    const store = new MemoryStore()
+    await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" }] })
+    const [a, b, c] = [rid(), rid(), rid()]
+    appendLines(file, [infoLine(rid()), ...curlDump(a), failLine(b)])
+    // the last record is complete only when the next one starts, or after the idle flush
+    appendLines(file, curlDump(c))
+    await waitFor("three failures", sameRids(store, [a, b, c]))
+    expect(store.byRid(a)[0]).toMatchObject({ line: 2, status: 503, category: "overload" })
+    expect(store.byRid(b)[0]!.line).toBe(7)
+    expect(store.byRid(c)[0]).toMatchObject({ line: 8, status: 503 })
+    expect(store.ignored).toBe(1)
+  })
+
+  it("reads a file that appears after start-up from its beginning", async () => {
+    const dir = tempDir()
+    const store = new MemoryStore()
+    await start(store, { cwd: dir, specs: [{ path: "./logs/**/*.log", startAt: "end" }] })
+    expect(fs.statSync(path.join(dir, "logs")).isDirectory()).toBe(true) // the base folder is created
+    fs.mkdirSync(path.join(dir, "logs", "svc"))
+    const ids = [rid(), rid(), rid()]
+    fs.writeFileSync(path.join(dir, "logs", "svc", "new.log"), ids.map((id) => `${failLine(id)}\n`).join(""))
+    fs.writeFileSync(path.join(dir, "logs", "svc", "new.txt"), `${failLine(rid())}\n`) // not matched
+    await waitFor("the new file's lines", sameRids(store, ids))
+    expectExactly(store, ids)
+  })
+
+  it("applies startAt to files present on the first start only", async () => {
+    const dir = tempDir()
+    const endFile = path.join(dir, "end.log")
+    const begFile = path.join(dir, "beginning.log")
+    const old = [rid(), rid()]
+    const oldB = [rid()]
+    fs.writeFileSync(endFile, `${failLine(old[0]!)}\n${failLine(old[1]!)}\n${infoLine(rid()).slice(0, 20)}`)
+    fs.writeFileSync(begFile, `${failLine(oldB[0]!)}\n`)
+    const store = new MemoryStore()
+    let t = await start(store, {
+      cwd: dir,
+      specs: [
+        { path: "end.log", startAt: "end" },
+        { path: "beginning.log", startAt: "beginning" }
+      ]
+    })
+    await t.drain()
+    expectExactly(store, oldB)
+    const fresh = rid()
+    append(endFile, ` (partial line completed)\n${failLine(fresh)}\n`)
+    await waitFor("the appended line", sameRids(store, [...oldB, fresh]))
+    expect(store.byRid(fresh)[0]!.line).toBe(4)
+    // a restart is not a first start: files without a checkpoint are read from the beginning
+    await stop(t)
+    const later = path.join(dir, "later.log")
+    const laterIds = [rid()]
+    fs.writeFileSync(later, `${failLine(laterIds[0]!)}\n`)
+    t = await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "end" }] })
+    await waitFor("the file written while stopped", sameRids(store, [...oldB, fresh, ...laterIds]))
+    await t.drain()
+    expectExactly(store, [...oldB, fresh, ...laterIds])
+  })
+
+  it("rotation by rename: drains the old file, reads the new one from its beginning, nothing twice", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "app.log")
+    const store = new MemoryStore()
+    const t = await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" }] })
+    const before = [rid(), rid()]
+    appendLines(file, before.map(failLine))
+    await waitFor("lines before rotation", sameRids(store, before))
+    const oldKey = keyOf(file)
+    // written just before the rotation, and by a writer still holding the old file after it
+    const late = [rid(), rid()]
+    appendLines(file, [failLine(late[0]!)])
+    fs.renameSync(file, path.join(dir, "app.log.1"))
+    appendLines(path.join(dir, "app.log.1"), [failLine(late[1]!)])
+    const after = [rid(), rid(), rid()]
+    appendLines(file, after.map(failLine))
+    const all = [...before, ...late, ...after]
+    await waitFor("every line once", sameRids(store, all))
+    await waitFor("the old file let go", () => t.handle.stats().length === 1)
+    expect(keyOf(file)).not.toBe(oldKey)
+    await t.drain()
+    expectExactly(store, all)
+    expect(store.byRid(after[0]!)[0]!.line).toBe(1)
+    expect(t.handle.stats().map((s) => s.path)).toEqual([file])
+  })
+
+  it("a rotated file that keeps a tailed name is the same file, not read twice", async () => {
+    const dir = tempDir()
+    const store = new MemoryStore()
+    const t = await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" }] })
+    const file = path.join(dir, "app.log")
+    const a = [rid(), rid()]
+    appendLines(file, a.map(failLine))
+    await waitFor("first lines", sameRids(store, a))
+    fs.renameSync(file, path.join(dir, "app-1.log"))
+    const b = [rid()]
+    appendLines(path.join(dir, "app-1.log"), b.map(failLine))
+    const c = [rid()]
+    appendLines(file, c.map(failLine))
+    await waitFor("all lines", sameRids(store, [...a, ...b, ...c]))
+    await t.drain()
+    expectExactly(store, [...a, ...b, ...c])
+    expect(store.byRid(b[0]!)[0]!.source).toBe(`file:${path.join(dir, "app-1.log")}`)
+  })
+
+  it("rotation while stopped: lines written just before it are read from the rotated file", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "app.log")
+    const store = new MemoryStore()
+    let t = await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "end" }] })
+    const a = [rid()]
+    appendLines(file, a.map(failLine))
+    await waitFor("first lines", sameRids(store, a))
+    await stop(t)
+    const b = [rid(), rid()]
+    appendLines(file, [failLine(b[0]!), ...curlDump(b[1]!)])
+    fs.renameSync(file, path.join(dir, "app.log.1"))
+    const c = [rid()]
+    appendLines(file, c.map(failLine))
+    t = await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "end" }] })
+    await waitFor("lines of both files", sameRids(store, [...a, ...b, ...c]))
+    await t.drain()
+    expectExactly(store, [...a, ...b, ...c])
+    expect(store.byRid(b[1]!)[0]!.line).toBe(3)
+  })
+
+  it("copytruncate: reads the file again from the start", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "app.log")
+    const store = new MemoryStore()
+    const t = await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" }] })
+    const a = [rid(), rid(), rid()]
+    appendLines(file, a.map(failLine))
+    await waitFor("lines before truncation", sameRids(store, a))
+    fs.copyFileSync(file, path.join(dir, "app.log.1"))
+    fs.truncateSync(file, 0)
+    const b = [rid()]
+    appendLines(file, b.map(failLine))
+    await waitFor("lines after truncation", sameRids(store, [...a, ...b]))
+    expect(store.byRid(b[0]!)[0]!.line).toBe(1)
+    // truncated and rewritten past the old offset before the tailer looked: the head tells
+    await t.drain()
+    const c = [rid(), rid(), rid(), rid(), rid()]
+    const d = [rid()]
+    fs.truncateSync(file, 0)
+    appendLines(file, [...c, ...d].map(failLine))
+    await waitFor("lines after the second truncation", sameRids(store, [...a, ...b, ...c, ...d]))
+    await t.drain()
+    expectExactly(store, [...a, ...b, ...c, ...d])
+  })
+
+  it("a deleted file: what is readable is read, then it is let go", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "app.log")
+    const store = new MemoryStore()
+    const t = await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" }] })
+    const a = [rid()]
+    appendLines(file, a.map(failLine))
+    await waitFor("tracked", () => t.handle.stats().length === 1)
+    const b = rid()
+    // a last line without its newline: the writer is gone, it is a line all the same
+    append(file, failLine(b))
+    fs.unlinkSync(file)
+    await waitFor("every line of the deleted file", sameRids(store, [...a, b]))
+    await waitFor("the deleted file let go", () => t.handle.stats().length === 0)
+    expectExactly(store, [...a, b])
+  })
+
+  it("a restart resumes exactly where the last commit stopped", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "app.log")
+    const store = new MemoryStore()
+    store.delayMs = 5
+    const opts: StartOptions = { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" }], tuning: { maxBatchLines: 50 } }
+    let t = await start(store, opts)
+    const expected: Array<string> = []
+    const lines: Array<string> = []
+    for (let i = 0; i < 3000; i++) {
+      const id = rid()
+      if (i % 3 === 0) {
+        expected.push(id)
+        if (i % 10 === 0) lines.push(...curlDump(id))
+        else lines.push(failLine(id))
+      } else lines.push(infoLine(id))
+    }
+    appendLines(file, lines)
+    // stopped (not drained) in the middle of reading: some batches committed, some not
+    await waitFor("some batches committed", () => store.events.size > 10)
+    await stop(t)
+    expect(store.events.size).toBeLessThan(expected.length)
+    store.delayMs = 0
+    t = await start(store, opts)
+    await waitFor("everything after the restart", sameRids(store, expected))
+    await t.drain()
+    expectExactly(store, expected)
+    const totalLines = lines.length
+    expect(store.checkpoints.get(keyOf(file))).toMatchObject({ offset: fs.statSync(file).size, line: totalLines + 1 })
+    expect(store.linesRead).toBe(totalLines)
+    // numbers stay right across the restart
+    const sample = expected[expected.length - 1]!
+    expect(store.byRid(sample)[0]!.line).toBe(lines.findIndex((l) => l.includes(sample) && (l.startsWith("HTTP/") || l.includes("ERROR"))) + 1)
+  })
+
+  it("survives CRLF, invalid UTF-8, directories and unreadable entries matching the glob", async () => {
+    const dir = tempDir()
+    fs.mkdirSync(path.join(dir, "dir.log"))
+    const file = path.join(dir, "app.log")
+    const store = new MemoryStore()
+    const t = await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" }] })
+    const a = rid()
+    const b = rid()
+    fs.appendFileSync(file, Buffer.concat([Buffer.from(`${failLine(a)}\r\n`), Buffer.from([0xc3, 0x28, 0xff, 0x0a]), Buffer.from(`${failLine(b)}\r\n`)]))
+    await waitFor("both failures", sameRids(store, [a, b]))
+    await t.drain()
+    expect(store.byRid(a)[0]!.sample.endsWith("\r")).toBe(false)
+    expect(store.byRid(b)[0]!.line).toBe(3)
+  })
+
+  it("a failed commit is retried from the last commit: nothing lost, nothing twice", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "app.log")
+    const store = new MemoryStore()
+    let failures = 0
+    const flaky = (batch: IngestBatch) =>
+      batch.events.length > 0 && failures < 2
+        ? Effect.sync(() => failures++).pipe(Effect.zipRight(Effect.dieMessage("database is locked")))
+        : store.sink(batch)
+    const scope = Effect.runSync(Scope.make())
+    await Effect.runPromise(
+      runTailer({
+        specs: [{ path: "*.log", service: null, startAt: "beginning" }],
+        cwd: dir,
+        sink: flaky,
+        loadCheckpoint: (k) => store.checkpoints.get(k) ?? null,
+        allCheckpoints: () => [...store.checkpoints.values()],
+        firstStart: true,
+        idleFlushMs: 50
+      }).pipe(Scope.extend(scope))
+    )
+    try {
+      const ids = [rid(), rid(), rid()]
+      appendLines(file, [failLine(ids[0]!), infoLine(rid()), failLine(ids[1]!)])
+      appendLines(file, [failLine(ids[2]!)])
+      await waitFor("every failure after the failed commits", sameRids(store, ids))
+      expect(failures).toBe(2)
+      expectExactly(store, ids)
+      await waitFor("every line counted once", () => store.linesRead === 4)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  })
+
+  it("a slow sink slows reading down (batches of maxBatchLines) without starving other files", async () => {
+    const dir = tempDir()
+    const big = path.join(dir, "big.log")
+    const small = path.join(dir, "small.log")
+    const lines: Array<string> = []
+    for (let i = 0; i < 40_000; i++) lines.push(infoLine(`x${i}`))
+    fs.writeFileSync(big, lines.map((l) => `${l}\n`).join(""))
+    const store = new MemoryStore()
+    const sizes: Array<number> = []
+    const sink = (batch: IngestBatch) => {
+      sizes.push(batch.linesRead)
+      return Effect.zipRight(Effect.sleep("20 millis"), store.sink(batch))
+    }
+    const scope = Effect.runSync(Scope.make())
+    await Effect.runPromise(
+      runTailer({
+        specs: [{ path: "*.log", service: "svc", startAt: "beginning" }],
+        cwd: dir,
+        sink,
+        loadCheckpoint: () => null,
+        allCheckpoints: () => [],
+        firstStart: true,
+        maxBatchLines: 200
+      }).pipe(Scope.extend(scope))
+    )
+    try {
+      const id = rid()
+      appendLines(small, [failLine(id)])
+      await waitFor("the small file's line while the big one is read", () => store.rids().includes(id))
+      expect(store.linesRead).toBeLessThan(40_000)
+      await waitFor("the big file read", () => store.linesRead >= 40_001, 30_000)
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(200)
+      expect(store.byRid(id)[0]!.service).toBe("svc")
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  })
+})
+
+describe("replayFile", () => {
+  it("reads a whole file once, last partial line included, with progress", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "old.log")
+    const ids = [rid(), rid(), rid()]
+    fs.writeFileSync(file, `${infoLine(rid())}\n${curlDump(ids[0]!).join("\n")}\n${failLine(ids[1]!)}\n${failLine(ids[2]!)}`)
+    const store = new MemoryStore()
+    const progress: Array<[number, number]> = []
+    const summary = await Effect.runPromise(
+      replayFile(file, store.sink, { maxBatchLines: 3, onProgress: (done, total) => progress.push([done, total]) })
+    )
+    const size = fs.statSync(file).size
+    expect(summary).toEqual({ lines: 8, failures: 3, ignored: 1, bytes: size })
+    expectExactly(store, ids)
+    expect(store.checkpoints.size).toBe(0)
+    expect(progress.at(-1)).toEqual([size, size])
+    expect(progress.length).toBeGreaterThan(1)
+    // replaying what the tailer read stores nothing twice: a timestamped record gets the same id
+    // (dev:ino + offset + bytes, at its own time)
+    const tailed = new MemoryStore()
+    const t = await start(tailed, { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" }] })
+    await t.drain()
+    expect(tailed.rids()).toEqual(ids.slice(0, 2).sort())
+    expect(tailed.byRid(ids[1]!)[0]!.id).toBe(store.byRid(ids[1]!)[0]!.id)
+  })
+
+  it("fails on a missing file", async () => {
+    const exit = await Effect.runPromiseExit(replayFile("/nonexistent/x.log", () => Effect.void))
+    expect(exit._tag).toBe("Failure")
+  })
+})
