@@ -1,0 +1,135 @@
+/**
+ * Alert rules (CONTRACT section 7): the built-in rules, merged with the config's `rules` by
+ * name, and the group an event belongs to under a rule. Pure.
+ */
+import { Either } from "effect"
+import type { Category, FailureEvent, RateLimitKind, Severity } from "../classify/Event.js"
+import { ConfigError, type GroupLabel, type RuleSpec } from "../config/Config.js"
+import { parseDuration } from "../config/duration.js"
+
+export interface Rule {
+  readonly name: string
+  readonly category: Category
+  /** Only events of these kinds count; null: any kind. */
+  readonly rateLimitKinds: ReadonlyArray<RateLimitKind> | null
+  /** Sorted, so the group key does not depend on how the config lists them. */
+  readonly groupBy: ReadonlyArray<GroupLabel>
+  readonly window: string
+  readonly windowMs: number
+  readonly threshold: number
+  readonly repeatIntervalMs: number
+  readonly resolveAfterMs: number
+  readonly severity: Severity
+  /** null: the config's `defaultReceivers`. */
+  readonly receivers: ReadonlyArray<string> | null
+}
+
+export const DEFAULT_REPEAT_INTERVAL = "4h"
+export const DEFAULT_RESOLVE_AFTER = "10m"
+
+const daily: ReadonlyArray<RateLimitKind> = ["RPD", "TPD", "IPD"]
+
+/** The built-in rules, exactly as CONTRACT section 7 names them. */
+export const builtinRules: ReadonlyArray<RuleSpec> = [
+  { name: "api-key-invalid", category: "auth_key", threshold: 1, window: "5m", severity: "critical" },
+  { name: "quota-exhausted", category: "quota", threshold: 1, window: "5m" },
+  { name: "realname-auth-required", category: "auth_realname", threshold: 1, window: "5m", groupBy: ["model"] },
+  { name: "permission-denied", category: "permission", threshold: 1, window: "5m" },
+  { name: "model-not-found", category: "model_not_found", threshold: 1, window: "5m", groupBy: ["model"] },
+  { name: "rate-limited", category: "rate_limit", threshold: 20, window: "1m", groupBy: ["rateLimitKind", "model"] },
+  { name: "daily-limit-reached", category: "rate_limit", rateLimitKinds: daily, threshold: 1, window: "5m", severity: "critical" },
+  { name: "overloaded", category: "overload", threshold: 10, window: "5m", groupBy: ["model"] },
+  { name: "server-errors", category: "server_error", threshold: 1, window: "5m", severity: "critical" }
+]
+
+/** A rule's severity when the config names none: the category's severity of CONTRACT section 4. */
+export const defaultSeverity = (category: Category, kinds: ReadonlyArray<RateLimitKind> | null): Severity => {
+  switch (category) {
+    case "auth_key":
+    case "quota":
+    case "server_error":
+      return "critical"
+    case "rate_limit":
+      return kinds !== null && kinds.length > 0 && kinds.every((k) => daily.includes(k)) ? "critical" : "warning"
+    case "invalid_request":
+      return "info"
+    default:
+      return "warning"
+  }
+}
+
+const merge = (base: RuleSpec | undefined, over: RuleSpec): RuleSpec => {
+  if (base === undefined) return over
+  const out: Record<string, unknown> = { ...base }
+  for (const [k, v] of Object.entries(over)) if (v !== undefined) out[k] = v
+  return out as RuleSpec
+}
+
+/**
+ * The rules in force: built-ins overridden field by field by config entries of the same name,
+ * removed by `disabled: true`, plus new names. A new rule must name its `category`.
+ */
+export const resolveRules = (specs: ReadonlyArray<RuleSpec>): Either.Either<ReadonlyArray<Rule>, ConfigError> => {
+  const byName = new Map<string, RuleSpec>(builtinRules.map((r) => [r.name, r]))
+  for (const spec of specs) byName.set(spec.name, merge(byName.get(spec.name), spec))
+  const rules: Array<Rule> = []
+  for (const spec of byName.values()) {
+    if (spec.disabled === true) continue
+    const where = `rules: "${spec.name}"`
+    if (spec.category === undefined) {
+      return Either.left(new ConfigError({ message: `invalid configuration: ${where}: a new rule needs a category` }))
+    }
+    const window = spec.window ?? "5m"
+    const windowMs = parseDuration(window)
+    const repeatIntervalMs = parseDuration(spec.repeatInterval ?? DEFAULT_REPEAT_INTERVAL)
+    const resolveAfterMs = parseDuration(spec.resolveAfter ?? DEFAULT_RESOLVE_AFTER)
+    if (windowMs === null || windowMs <= 0 || repeatIntervalMs === null || repeatIntervalMs <= 0 || resolveAfterMs === null) {
+      return Either.left(new ConfigError({ message: `invalid configuration: ${where}: window and repeatInterval must be positive durations` }))
+    }
+    const kinds = spec.rateLimitKinds === undefined || spec.rateLimitKinds.length === 0 ? null : [...spec.rateLimitKinds]
+    rules.push({
+      name: spec.name,
+      category: spec.category,
+      rateLimitKinds: kinds,
+      groupBy: [...new Set(spec.groupBy ?? [])].sort(),
+      window,
+      windowMs,
+      threshold: spec.threshold ?? 1,
+      repeatIntervalMs,
+      resolveAfterMs,
+      severity: spec.severity ?? defaultSeverity(spec.category, kinds),
+      receivers: spec.receivers === undefined ? null : [...spec.receivers]
+    })
+  }
+  return Either.right(rules)
+}
+
+export const ruleMatches = (rule: Rule, e: FailureEvent): boolean =>
+  e.category === rule.category && (rule.rateLimitKinds === null || (e.rateLimitKind !== null && rule.rateLimitKinds.includes(e.rateLimitKind)))
+
+export type GroupLabels = Readonly<Partial<Record<GroupLabel, string | null>>>
+
+const labelValue = (e: FailureEvent, label: GroupLabel): string | null => {
+  const v = e[label]
+  return v === null || v === undefined ? null : String(v)
+}
+
+/** The values of the rule's `groupBy` labels for an event (null where the event has none). */
+export const groupLabelsOf = (rule: Rule, e: FailureEvent): GroupLabels =>
+  Object.fromEntries(rule.groupBy.map((l) => [l, labelValue(e, l)]))
+
+/** `rule{label="value",...}`: stable for equal labels, whatever their order. */
+export const groupKeyOf = (ruleName: string, labels: GroupLabels): string => {
+  const parts = Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${JSON.stringify(labels[k as GroupLabel] ?? null)}`)
+  return `${ruleName}{${parts.join(",")}}`
+}
+
+/** What silences match and Alertmanager receives: the rule's identity plus the group labels. */
+export const alertLabelsOf = (rule: Rule, group: GroupLabels): Readonly<Record<string, string | null>> => ({
+  alertname: rule.name,
+  category: rule.category,
+  severity: rule.severity,
+  ...group
+})

@@ -1,0 +1,162 @@
+/**
+ * Alerting over HTTP (CONTRACT section 6): alerts with their notifications, tickets
+ * (acknowledge, resolve), the outbox with its attempts, silences. Auth is applied around this
+ * router by the server. Query strings and bodies are decoded with Schema; bad input is a 400
+ * `HttpFailure` with the reason.
+ */
+import { HttpRouter, HttpServerRequest } from "@effect/platform"
+import { Effect, ParseResult, Schema } from "effect"
+import { AlertEngine, type Matcher } from "../alert/engine.js"
+import { parseDuration } from "../config/duration.js"
+import { decodeQuery, formatParseError, HttpFailure, json, notFound } from "./respond.js"
+
+const Limit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1000))
+const Cursor = Schema.NumberFromString.pipe(Schema.int(), Schema.positive())
+const page = { limit: Schema.optional(Limit), cursor: Schema.optional(Cursor) }
+
+export const AlertsQuery = Schema.Struct({ state: Schema.optional(Schema.Literal("firing", "resolved")), ...page })
+export const TicketsQuery = Schema.Struct({ state: Schema.optional(Schema.Literal("open", "acknowledged", "resolved")), ...page })
+export const NotificationsQuery = Schema.Struct({
+  state: Schema.optional(Schema.Literal("pending", "delivered", "dead", "muted")),
+  receiver: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+  ...page
+})
+export const SilencesQuery = Schema.Struct({ state: Schema.optional(Schema.Literal("pending", "active", "expired")), ...page })
+
+const Instant = Schema.String.pipe(
+  Schema.filter((s) => (/^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s))) || `expected an ISO-8601 instant, got ${JSON.stringify(s)}`)
+)
+const DurationText = Schema.String.pipe(
+  Schema.filter((s) => (parseDuration(s) ?? 0) > 0 || `expected a duration like "30m", "2h", "1d", got ${JSON.stringify(s)}`)
+)
+
+export const SilenceBody = Schema.Struct({
+  matchers: Schema.optional(
+    Schema.Array(
+      Schema.Struct({
+        label: Schema.NonEmptyString,
+        value: Schema.String,
+        isRegex: Schema.optionalWith(Schema.Boolean, { default: () => false })
+      })
+    ).pipe(Schema.maxItems(50))
+  ),
+  labels: Schema.optional(Schema.Record({ key: Schema.NonEmptyString, value: Schema.String })),
+  startsAt: Schema.optional(Instant),
+  endsAt: Schema.optional(Instant),
+  duration: Schema.optional(DurationText),
+  comment: Schema.optional(Schema.String.pipe(Schema.maxLength(2000))),
+  createdBy: Schema.optional(Schema.String.pipe(Schema.maxLength(200)))
+})
+
+const badRequest = (message: string) => new HttpFailure({ status: 400, code: "bad_request", message })
+
+const readSilenceBody = HttpServerRequest.schemaBodyJson(SilenceBody, { onExcessProperty: "error" }).pipe(
+  Effect.mapError((e) =>
+    ParseResult.isParseError(e)
+      ? badRequest(formatParseError(e))
+      : new HttpFailure({ status: 400, code: "bad_json", message: "the body is not valid JSON" })
+  )
+)
+
+const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)) })
+const idParam = HttpRouter.schemaPathParams(IdParam).pipe(Effect.mapError(() => badRequest("missing id")))
+
+const ticketChange = (change: Effect.Effect<import("../ticket/tickets.js").TicketChange>, id: string) =>
+  Effect.flatMap(change, (c) => {
+    switch (c._tag) {
+      case "NotFound":
+        return Effect.fail(notFound(`ticket ${id}`))
+      case "Conflict":
+        return Effect.fail(new HttpFailure({ status: 409, code: "conflict", message: c.message }))
+      case "Changed":
+        return Effect.succeed(json(c.ticket))
+    }
+  })
+
+export const alertRoutes: HttpRouter.HttpRouter<HttpFailure, AlertEngine> = HttpRouter.empty.pipe(
+  HttpRouter.get(
+    "/v1/alerts",
+    Effect.gen(function* () {
+      const q = yield* decodeQuery(AlertsQuery)
+      const engine = yield* AlertEngine
+      const p = yield* engine.listAlerts({ state: q.state, limit: q.limit ?? 100, cursor: q.cursor })
+      return json({ alerts: p.items, nextCursor: p.nextCursor })
+    })
+  ),
+  HttpRouter.get(
+    "/v1/tickets",
+    Effect.gen(function* () {
+      const q = yield* decodeQuery(TicketsQuery)
+      const engine = yield* AlertEngine
+      const p = yield* engine.listTickets({ state: q.state, limit: q.limit ?? 100, cursor: q.cursor })
+      return json({ tickets: p.items, nextCursor: p.nextCursor })
+    })
+  ),
+  HttpRouter.post(
+    "/v1/tickets/:id/acknowledge",
+    Effect.gen(function* () {
+      const { id } = yield* idParam
+      const engine = yield* AlertEngine
+      return yield* ticketChange(engine.acknowledgeTicket(id), id)
+    })
+  ),
+  HttpRouter.post(
+    "/v1/tickets/:id/resolve",
+    Effect.gen(function* () {
+      const { id } = yield* idParam
+      const engine = yield* AlertEngine
+      return yield* ticketChange(engine.resolveTicket(id), id)
+    })
+  ),
+  HttpRouter.get(
+    "/v1/notifications",
+    Effect.gen(function* () {
+      const q = yield* decodeQuery(NotificationsQuery)
+      const engine = yield* AlertEngine
+      const p = yield* engine.listNotifications({ state: q.state, receiver: q.receiver, limit: q.limit ?? 100, cursor: q.cursor })
+      return json({ notifications: p.items, nextCursor: p.nextCursor })
+    })
+  ),
+  HttpRouter.post(
+    "/v1/silences",
+    Effect.gen(function* () {
+      const body = yield* readSilenceBody
+      const matchers: Array<Matcher> = [
+        ...(body.matchers ?? []).map((m) => ({ label: m.label, value: m.value, isRegex: m.isRegex })),
+        ...Object.entries(body.labels ?? {}).map(([label, value]) => ({ label, value, isRegex: false }))
+      ]
+      if (matchers.length === 0) return yield* Effect.fail(badRequest("give matchers ([{label, value, isRegex?}]) or labels ({label: value}): a silence needs at least one"))
+      if ((body.endsAt === undefined) === (body.duration === undefined)) return yield* Effect.fail(badRequest("give exactly one of endsAt (ISO-8601) and duration (e.g. \"2h\")"))
+      const engine = yield* AlertEngine
+      const silence = yield* engine
+        .createSilence({
+          matchers,
+          startsAt: body.startsAt === undefined ? null : Date.parse(body.startsAt),
+          endsAt: body.endsAt === undefined ? null : Date.parse(body.endsAt),
+          durationMs: body.duration === undefined ? null : parseDuration(body.duration),
+          comment: body.comment ?? null,
+          createdBy: body.createdBy ?? null
+        })
+        .pipe(Effect.mapError((e) => badRequest(e.message)))
+      return json(silence, 201)
+    })
+  ),
+  HttpRouter.get(
+    "/v1/silences",
+    Effect.gen(function* () {
+      const q = yield* decodeQuery(SilencesQuery)
+      const engine = yield* AlertEngine
+      const p = yield* engine.listSilences({ state: q.state, limit: q.limit ?? 100, cursor: q.cursor })
+      return json({ silences: p.items, nextCursor: p.nextCursor })
+    })
+  ),
+  HttpRouter.del(
+    "/v1/silences/:id",
+    Effect.gen(function* () {
+      const { id } = yield* idParam
+      const engine = yield* AlertEngine
+      const silence = yield* engine.expireSilence(id)
+      return silence === null ? yield* Effect.fail(notFound(`silence ${id}`)) : json(silence)
+    })
+  )
+)
