@@ -156,6 +156,12 @@ export const AppLive = (config: Config, opts: AppOptions) => {
   const AlertLive = AlertEngine.layer(config, { evaluateEvery: opts.evaluateEvery }).pipe(Layer.provide(OutboxLive))
   const RelayLive = Relay.layer(config).pipe(Layer.provide(OutboxLive), Layer.provide(NodeHttpClient.layerUndici))
   const Core = Layer.mergeAll(EventStoreService.layer, AlertLive, RelayLive, MetricsService.layer).pipe(Layer.provideMerge(DatabaseLive))
-  const Features = Layer.mergeAll(TailerLive(config, opts.cwd), HttpLive(config), RetentionLive(config)).pipe(Layer.provide(IntakeLive))
+  // The tailer is built first: its initial scan (and the checkpoints of files already there)
+  // is done before the server listens, so "ready" means the files are being tailed. On
+  // shutdown the server stops first, then the tailer reads what is left and commits.
+  const Features = Layer.mergeAll(HttpLive(config), RetentionLive(config)).pipe(
+    Layer.provide(TailerLive(config, opts.cwd)),
+    Layer.provide(IntakeLive)
+  )
   return Features.pipe(Layer.provide(Core), Layer.provide(pinoLoggerLayer(config.log.level)))
 }
