@@ -1,0 +1,109 @@
+/**
+ * Records -> events: parse, classify, build the event (CONTRACT section 5). Shared by the tailer,
+ * replay, the webhook and the classify CLI.
+ */
+import type { FailureEvent, Classification } from "../classify/Event.js"
+import { classify } from "../classify/classify.js"
+import type { ParsedFailure } from "../parse/ParsedFailure.js"
+import { RecordAssembler, type AssembledRecord } from "../parse/assemble.js"
+import { parseRecord } from "../parse/parse.js"
+import { newEventId } from "./ids.js"
+
+export interface EventContext {
+  /** `file:<path>`, `webhook` or `stdin`. */
+  readonly source: string
+  readonly line: number | null
+  /** ISO-8601 instant the record was read. */
+  readonly ingestedAt: string
+  /** A given id (webhook `id`, or a deterministic id of the tailer); a fresh ULID otherwise. */
+  readonly id?: string
+  /** Service of the source (config `tail[].service`), used when the record names none. */
+  readonly defaultService?: string | null
+}
+
+export interface RecordContext extends EventContext {
+  /** The assembler cut the record. */
+  readonly truncated?: boolean
+}
+
+export type RecordOutcome = { readonly event: FailureEvent } | { readonly ignored: string }
+
+export function makeEvent(parsed: ParsedFailure, sample: string, c: Classification, ctx: EventContext): FailureEvent {
+  return {
+    id: ctx.id ?? newEventId(),
+    occurredAt: parsed.occurredAt ?? ctx.ingestedAt,
+    ingestedAt: ctx.ingestedAt,
+    source: ctx.source,
+    line: ctx.line,
+    service: parsed.service ?? ctx.defaultService ?? null,
+    status: parsed.status,
+    code: parsed.code,
+    message: parsed.message,
+    model: parsed.model,
+    requestId: parsed.requestId,
+    endpoint: parsed.endpoint,
+    stream: parsed.stream,
+    category: c.category,
+    rateLimitKind: c.rateLimitKind,
+    severity: c.severity,
+    retryable: c.retryable,
+    action: c.action,
+    fingerprint: c.fingerprint,
+    bodyNotJson: parsed.bodyNotJson,
+    sample
+  }
+}
+
+/** One record of log text -> an event, or the reason it is not a failed call. */
+export function recordToEvent(text: string, ctx: RecordContext): RecordOutcome {
+  const r = parseRecord(text, ctx.truncated === true ? { truncated: true } : undefined)
+  if (r._tag === "Ignored") return { ignored: r.reason }
+  return { event: makeEvent(r.failure, r.sample, classify(r.failure), ctx) }
+}
+
+export type ClassifiedRecord =
+  | { readonly event: FailureEvent; readonly line: number }
+  | { readonly ignored: string; readonly line: number }
+
+export interface ClassifyTextOptions {
+  readonly ingestedAt?: string
+  readonly defaultService?: string | null
+}
+
+/**
+ * A whole text (a file, stdin) through the record assembler, as the tailer reads it: one entry
+ * per record, in order, with the 1-based number of its first line.
+ */
+export function classifyText(text: string, source: string, opts: ClassifyTextOptions = {}): ClassifiedRecord[] {
+  const ingestedAt = opts.ingestedAt ?? new Date().toISOString()
+  const out: ClassifiedRecord[] = []
+  const assembler = new RecordAssembler()
+  const take = (records: ReadonlyArray<AssembledRecord>): void => {
+    for (const rec of records) {
+      const r = recordToEvent(rec.text, {
+        source,
+        line: rec.line,
+        ingestedAt,
+        truncated: rec.truncated,
+        defaultService: opts.defaultService ?? null
+      })
+      out.push("event" in r ? { event: r.event, line: rec.line } : { ignored: r.ignored, line: rec.line })
+    }
+  }
+  let offset = 0
+  let lineNo = 1
+  let from = 0
+  while (from <= text.length) {
+    const nl = text.indexOf("\n", from)
+    const line = text.slice(from, nl === -1 ? text.length : nl)
+    if (nl === -1 && line === "") break
+    const bytes = Buffer.byteLength(line, "utf8") + (nl === -1 ? 0 : 1)
+    take(assembler.push(line, lineNo, offset, offset + bytes))
+    offset += bytes
+    lineNo++
+    if (nl === -1) break
+    from = nl + 1
+  }
+  take(assembler.flush())
+  return out
+}

@@ -1,0 +1,199 @@
+import { describe, expect, it } from "vitest"
+import { classify } from "../../src/classify/classify.js"
+import { emptyFailure } from "../../src/parse/ParsedFailure.js"
+import { parseLoose, parseLooseText, scanFields } from "../../src/parse/loose-json.js"
+import { ignoreReasons, parseRecord, parseStructured } from "../../src/parse/parse.js"
+import { deterministicEventId, EVENT_ID_RE, newEventId, ulid } from "../../src/sources/ids.js"
+import { classifyText, makeEvent, recordToEvent } from "../../src/sources/pipeline.js"
+
+const ctx = { source: "file:/var/log/app.log", line: 7, ingestedAt: "2026-11-21T12:00:00.000Z" }
+
+describe("ids", () => {
+  it("makes ULID-shaped event ids, strictly increasing within one millisecond", () => {
+    const ids = Array.from({ length: 1000 }, () => newEventId(1795255200000))
+    for (const id of ids) expect(id).toMatch(EVENT_ID_RE)
+    expect([...ids].sort()).toEqual(ids)
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(ids[0].slice(4, 14)).toBe(ulid(1795255200000).slice(0, 10))
+  })
+
+  it("stays monotonic when the clock goes back", () => {
+    const a = ulid(1795255200005)
+    const b = ulid(1795255200001)
+    expect(b > a).toBe(true)
+  })
+
+  it("derives a stable id from a key, so a replay of the same bytes gets the same id", () => {
+    const a = deterministicEventId("dev:1234-ino:99:offset:4096", 1795255200000)
+    expect(a).toMatch(EVENT_ID_RE)
+    expect(deterministicEventId("dev:1234-ino:99:offset:4096", 1795255200000)).toBe(a)
+    expect(deterministicEventId("dev:1234-ino:99:offset:4097", 1795255200000)).not.toBe(a)
+    expect(deterministicEventId("dev:1234-ino:99:offset:4096", 1795255200001)).not.toBe(a)
+  })
+})
+
+describe("makeEvent / recordToEvent", () => {
+  it("falls back to ingestedAt, the default service and a fresh id", () => {
+    const parsed = { ...emptyFailure, status: 503, message: "System is too busy now." }
+    const ev = makeEvent(parsed, "sample", classify(parsed), { ...ctx, defaultService: "chat-api" })
+    expect(ev).toMatchObject({
+      occurredAt: ctx.ingestedAt,
+      ingestedAt: ctx.ingestedAt,
+      service: "chat-api",
+      source: ctx.source,
+      line: 7,
+      status: 503,
+      category: "overload",
+      rateLimitKind: null,
+      sample: "sample"
+    })
+    expect(ev.id).toMatch(EVENT_ID_RE)
+  })
+
+  it("keeps what the record says and a given id", () => {
+    const r = recordToEvent('{"time":1795255200000,"service":"tts","status":429,"body":{"code":50603,"message":"TPM limit reached","data":null}}', {
+      ...ctx,
+      id: "evt_given",
+      defaultService: "other"
+    })
+    expect("event" in r && r.event).toMatchObject({ id: "evt_given", service: "tts", occurredAt: "2026-11-21T10:00:00.000Z", rateLimitKind: "TPM" })
+  })
+
+  it("reports why a record is ignored", () => {
+    expect(recordToEvent("2026-11-21 INFO all good", ctx)).toEqual({ ignored: "no failure signal" })
+    expect(recordToEvent("   ", ctx)).toEqual({ ignored: "empty" })
+  })
+
+  it("flags records the assembler cut", () => {
+    const r = recordToEvent("HTTP 500 Internal Server Error", { ...ctx, truncated: true })
+    expect("event" in r).toBe(true)
+    expect(parseRecord("HTTP 500 Internal Server Error", { truncated: true })).toMatchObject({ failure: { truncated: true } })
+  })
+})
+
+describe("classifyText", () => {
+  it("numbers records by their first line and reports every record", () => {
+    const text = [
+      '{"level":30,"msg":"ok"}',
+      "2026-11-21 10:00:00 ERROR chat failed: HTTP 429 {\"code\":50603,",
+      '  "message":"Request was rejected due to rate limiting. Details: RPM limit reached.","data":null}',
+      "",
+      "HTTP/1.1 504 Gateway Time-out",
+      "Content-Type: text/html",
+      "",
+      "<html><head><title>504 Gateway Time-out</title></head></html>"
+    ].join("\r\n")
+    const out = classifyText(text, "stdin", { ingestedAt: ctx.ingestedAt })
+    expect(out.map((o) => ("event" in o ? [o.line, o.event.category, o.event.line] : [o.line, o.ignored]))).toEqual([
+      [1, "no failure signal"],
+      [2, "rate_limit", 2],
+      [5, "overload", 5]
+    ])
+    const last = out[2]
+    expect("event" in last && last.event).toMatchObject({ status: 504, bodyNotJson: true, message: "504 Gateway Time-out", source: "stdin" })
+  })
+
+  it("handles empty input and a last line without a newline", () => {
+    expect(classifyText("", "stdin")).toEqual([])
+    expect(classifyText("HTTP 401 Invalid token", "stdin").map((o) => o.line)).toEqual([1])
+  })
+})
+
+describe("parseStructured (webhook objects)", () => {
+  it("reads structured fields, with the body filling what they leave open", () => {
+    const r = parseStructured({
+      id: "evt_1",
+      occurredAt: "2026-11-21T10:00:00Z",
+      service: "chat-api",
+      endpoint: "https://api.siliconflow.cn/v1/chat/completions?x=1",
+      status: 429,
+      body: { code: 50603, message: "Request was rejected due to rate limiting. Details: RPD limit reached.", data: null },
+      model: "Qwen/Qwen2.5-7B-Instruct",
+      requestId: "r-123456789",
+      stream: true
+    })
+    expect(r).toMatchObject({
+      _tag: "Failure",
+      failure: {
+        status: 429,
+        code: 50603,
+        message: "Request was rejected due to rate limiting. Details: RPD limit reached.",
+        model: "Qwen/Qwen2.5-7B-Instruct",
+        requestId: "r-123456789",
+        occurredAt: "2026-11-21T10:00:00.000Z",
+        service: "chat-api",
+        endpoint: "/v1/chat/completions",
+        stream: true
+      }
+    })
+    if (r._tag === "Failure") expect(classify(r.failure).rateLimitKind).toBe("RPD")
+  })
+
+  it("lets structured fields win over the body and the raw text", () => {
+    const r = parseStructured({ status: 403, code: 30003, message: "needs real-name", body: '{"code":1,"message":"other"}' })
+    expect(r).toMatchObject({ failure: { status: 403, code: 30003, message: "needs real-name" } })
+    const raw = parseStructured({ raw: "2026-11-21 10:00:00 ERROR HTTP 503 {\"code\":50508,\"message\":\"System is too busy now.\"}", service: "tts", model: "m/x-1" })
+    expect(raw).toMatchObject({ failure: { status: 503, code: 50508, service: "tts", model: "m/x-1", occurredAt: "2026-11-21T10:00:00.000Z" } })
+  })
+
+  it("reads a raw record sent as `message` or `log` (Vector, Fluent Bit)", () => {
+    const v = parseStructured({ message: "openai.APITimeoutError: Request timed out.", host: "node-1", timestamp: "2026-11-21T10:00:00Z" })
+    expect(v).toMatchObject({ failure: { status: null, transportError: expect.any(String) } })
+    const fb = parseStructured({ log: '{"level":50,"status":401,"body":"Invalid token"}\n', stream: "stderr" })
+    expect(fb).toMatchObject({ failure: { status: 401, stream: null } })
+  })
+
+  it("takes `error` as transport error text", () => {
+    const r = parseStructured({ error: "connect ECONNREFUSED 10.0.0.7:443", endpoint: "/v1/chat/completions" })
+    expect(r).toMatchObject({ failure: { transportError: "ECONNREFUSED", endpoint: "/v1/chat/completions" } })
+    if (r._tag === "Failure") expect(classify(r.failure).category).toBe("transport")
+  })
+
+  it("ignores objects that are not failed calls", () => {
+    expect(parseStructured({})).toEqual({ _tag: "Ignored", reason: "empty" })
+    expect(parseStructured({ status: 200, body: { ok: true } })).toEqual({ _tag: "Ignored", reason: "status < 400" })
+    expect(parseStructured({ message: "user logged in" })).toEqual({ _tag: "Ignored", reason: "no failure signal" })
+    const weird = parseStructured(null as unknown as Record<string, unknown>)
+    expect(weird._tag).toBe("Ignored")
+  })
+})
+
+describe("loose JSON", () => {
+  it("reads Python dicts, JS object dumps and full-width punctuation", () => {
+    expect(parseLooseText("{'error': {'message': 'x', 'param': None, 'ok': True, 'n': -1.5e2,}}")).toEqual({ error: { message: "x", param: null, ok: true, n: -150 } })
+    expect(parseLooseText("{ status: 403, code: undefined, headers: { 'x-request-id': 'abc' } }")).toEqual({ status: 403, code: null, headers: { "x-request-id": "abc" } })
+    expect(parseLooseText("{“message”：“限流”，'code'：429}")).toEqual({ message: "限流", code: 429 })
+  })
+
+  it("returns what was read of a body cut off mid-way", () => {
+    const r = parseLoose('{ "error": { "code": "rate_limit_exceeded", "message": "Rate limit exceeded for images per minute. Cur')
+    expect(r).toMatchObject({ complete: false, value: { error: { code: "rate_limit_exceeded", message: "Rate limit exceeded for images per minute. Cur" } } })
+  })
+
+  it("reads JSON nested inside a JSON string", () => {
+    const outer = parseLooseText('{"error":{"message":"{\\n  \\"error\\": {\\n    \\"code\\": 503\\n  }\\n}\\n","code":503}}') as { error: { message: string } }
+    expect(parseLooseText(outer.error.message)).toEqual({ error: { code: 503 } })
+  })
+
+  it("scans fields of a broken body linearly", () => {
+    expect(scanFields('{["message"："Request was rejected. Details: RPH limit reached.","data":null)')).toMatchObject({ message: "Request was rejected. Details: RPH limit reached." })
+    expect(scanFields('junk \\"code\\": 20012, \\"message\\": \\"Model does not exist\\"')).toMatchObject({ code: 20012, message: "Model does not exist" })
+    expect(scanFields("Error code: 429 - nothing quoted")).toEqual({ code: null, message: null, type: null, status: null })
+  })
+
+  it("never throws, and stays linear on deep or long input", () => {
+    const t0 = performance.now()
+    for (const s of ["{".repeat(100_000), "[".repeat(100_000), '{"a":"' + "\\".repeat(100_001), "{'a': " + "1".repeat(100_000), "\u0000\uffff{"]) {
+      expect(() => parseLoose(s)).not.toThrow()
+      expect(() => parseLooseText(s)).not.toThrow()
+      expect(() => scanFields(s)).not.toThrow()
+    }
+    expect(performance.now() - t0).toBeLessThan(2000)
+  })
+})
+
+describe("ignore reasons", () => {
+  it("come from a small closed set", () => {
+    expect(ignoreReasons).toEqual(["empty", "no failure signal", "status < 400", "not an API call", "unreadable"])
+  })
+})
