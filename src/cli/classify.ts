@@ -11,14 +11,15 @@ import { recordToEvent } from "../sources/pipeline.js"
 import type { FailureEvent } from "../classify/Event.js"
 import { CliError, usageError, runtimeError } from "./CliError.js"
 import { renderTable } from "./table.js"
+import { choiceOption } from "./common.js"
 
-const records = Options.choice("records", ["jsonl"]).pipe(
-  Options.optional,
-  Options.withDescription("Input is JSON lines {\"id\", \"raw\"}: one output line per input line")
+const records = choiceOption("records", ["jsonl"]).pipe(
+  Options.withDescription("Input is JSON lines {\"id\", \"raw\"}: one output line per input line"),
+  Options.optional
 )
-const format = Options.choice("format", ["jsonl", "table"]).pipe(
-  Options.optional,
-  Options.withDescription("Output format (default: table on a terminal, jsonl otherwise)")
+const format = choiceOption("format", ["jsonl", "table"]).pipe(
+  Options.withDescription("Output format (default: table on a terminal, jsonl otherwise)"),
+  Options.optional
 )
 const files = Args.text({ name: "FILE" }).pipe(Args.repeated, Args.withDescription("Log files to read (default: stdin)"))
 
@@ -87,6 +88,7 @@ export const classifyCommand = Command.make("classify", { records, format, files
       const fmt = Option.getOrElse(format, () => (process.stdout.isTTY ? "table" : "jsonl"))
       const inputs = files.length === 0 ? ["-"] : files
       for (const f of inputs) {
+        if (f.startsWith("--")) throw usageError(`unknown option ${f} (see faultline classify --help)`)
         if (f !== "-" && !fs.existsSync(f)) throw usageError(`FILE: ${f} does not exist`)
       }
       const out = stdoutWriter()

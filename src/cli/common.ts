@@ -1,5 +1,5 @@
 /** What several commands share: `--config`, loading it, opening the database for one-shot commands. */
-import { Options } from "@effect/cli"
+import { HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Effect, Either, Option } from "effect"
 import type BetterSqlite3 from "better-sqlite3"
 import * as fs from "node:fs"
@@ -37,4 +37,18 @@ export const withDatabase = <A, E>(
     }),
     use,
     (db) => Effect.sync(() => db.close())
+  )
+
+/**
+ * A flag with a closed set of values whose error names the flag and the value
+ * (`--format: expected jsonl | table, got "xml"`), unlike @effect/cli's `choice`.
+ */
+export const choiceOption = <const A extends string>(name: string, values: ReadonlyArray<A>) =>
+  Options.text(name).pipe(
+    Options.mapEffect((v) =>
+      (values as ReadonlyArray<string>).includes(v)
+        ? Effect.succeed(v as A)
+        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name}: expected ${values.join(" | ")}, got ${JSON.stringify(v)}`)))
+    ),
+    Options.withDescription(`One of: ${values.join(", ")}`)
   )

@@ -4,10 +4,10 @@ import { Effect, Layer } from "effect"
 import { diagnose, formatDiagnosis } from "../ticket/diagnosis.js"
 import { Database } from "../store/Database.js"
 import { runtimeError } from "./CliError.js"
-import { configOption, loadConfigOrFail, withDatabase } from "./common.js"
+import { choiceOption, configOption, loadConfigOrFail, withDatabase } from "./common.js"
 
 const eventId = Args.text({ name: "EVENT_ID" }).pipe(Args.withDescription("The id of a stored event (evt_...)"))
-const format = Options.choice("format", ["text", "json"]).pipe(Options.withDefault("text" as const))
+const format = choiceOption("format", ["text", "json"]).pipe(Options.withDefault("text" as const))
 
 export const diagnoseCommand = Command.make("diagnose", { eventId, config: configOption, format }, (o) =>
   Effect.gen(function* () {

@@ -1,7 +1,10 @@
 /**
  * `faultline replay FILE...`: backfill whole files into the database through the same
- * pipeline as the tailer (no watching), print a summary, exit. Replaying the same bytes twice
- * stores nothing twice (event ids are derived from the file identity and byte offset).
+ * pipeline as the tailer (no watching), print a summary, exit. Replaying the same file twice
+ * stores its timestamped records once: their event ids derive from the file identity, the byte
+ * offset, the text and the record's own time. A record without a timestamp of its own takes the
+ * time it is read, so a second replay stores it again (the tailer relies on that to never merge
+ * two identical lines written at the same offset after a truncation).
  */
 import { Args, Command } from "@effect/cli"
 import { Effect } from "effect"

@@ -8,12 +8,12 @@ import { parseInstantOrAgo } from "../config/duration.js"
 import { EventStore, type Report } from "../store/EventStore.js"
 import { completeReport } from "../alert/summary.js"
 import { runtimeError, usageError } from "./CliError.js"
-import { configOption, loadConfigOrFail, withDatabase } from "./common.js"
+import { choiceOption, configOption, loadConfigOrFail, withDatabase } from "./common.js"
 import { formatTable } from "./table.js"
 
 const since = Options.text("since").pipe(Options.withDescription("Window start: a duration back from now (15m, 24h, 7d) or an ISO-8601 instant"), Options.withDefault("24h"))
 const until = Options.text("until").pipe(Options.withDescription("Window end (default: now)"), Options.optional)
-const format = Options.choice("format", ["table", "json"]).pipe(Options.withDefault("table" as const))
+const format = choiceOption("format", ["table", "json"]).pipe(Options.withDefault("table" as const))
 const url = Options.text("url").pipe(Options.withDescription("Ask a running daemon instead of the database, e.g. http://127.0.0.1:8787"), Options.optional)
 const token = Options.text("token").pipe(Options.withDescription("API token for --url (default: FAULTLINE_API_TOKEN)"), Options.optional)
 

@@ -118,14 +118,29 @@ const envOverrides = (env: NodeJS.ProcessEnv, raw: Record<string, any>): Record<
   return out
 }
 
-const formatIssues = (error: ParseResult.ParseError, origin: string): string => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
-  const shown = issues.slice(0, 3).map((i) => {
+/**
+ * One readable line out of Schema's issues: grouped by field, the noise of optional unions
+ * ("Expected undefined") dropped, literal alternatives merged into "expected a | b, got c".
+ */
+export const formatIssues = (error: ParseResult.ParseError, origin: string): string => {
+  const byPath = new Map<string, string[]>()
+  for (const i of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    if (i.message.startsWith("Expected undefined")) continue
     const path = i.path.length === 0 ? "(top level)" : i.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "")
-    return `${path}: ${i.message.replace(/\s+/g, " ")}`
+    byPath.set(path, [...(byPath.get(path) ?? []), i.message.replace(/\s+/g, " ")])
+  }
+  // a field's own problem says more than "its parent is wrong"
+  const paths = [...byPath.keys()].filter((p) => ![...byPath.keys()].some((q) => q !== p && (q.startsWith(p + ".") || q.startsWith(p + "["))))
+  const shown = paths.slice(0, 3).map((path) => {
+    const msgs = byPath.get(path)!
+    const expected = msgs.map((m) => /^Expected (.+), actual (.+)$/.exec(m))
+    if (expected.every((m) => m !== null)) {
+      return `${path}: expected ${[...new Set(expected.map((m) => m![1]))].join(" | ")}, got ${expected[0]![2]}`
+    }
+    return `${path}: ${msgs[0]}`
   })
-  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : ""
-  return `invalid configuration in ${origin}: ${shown.join("; ")}${more}`
+  const more = paths.length > 3 ? ` (and ${paths.length - 3} more)` : ""
+  return `invalid configuration in ${origin}: ${shown.join("; ") || "does not match the schema"}${more}`
 }
 
 /** Cross-field checks that Schema cannot express locally. */
@@ -176,7 +191,9 @@ export const loadConfig = (file: string | undefined, env: NodeJS.ProcessEnv = pr
   try {
     raw = JSON.parse(text)
   } catch (e) {
-    return Either.left(new ConfigError({ message: `config file ${path} is not valid JSON: ${(e as Error).message}` }))
+    // Node quotes the file's text (newlines and all): keep the one-line reason
+    const reason = (e as Error).message.split("\n")[0]!.replace(/, "[^"]*$/, "").slice(0, 200)
+    return Either.left(new ConfigError({ message: `config file ${path} is not valid JSON: ${reason}` }))
   }
   return decodeConfig(raw, env, path)
 }

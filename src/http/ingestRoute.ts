@@ -9,6 +9,7 @@ import { Effect, Either } from "effect"
 import type { FailureEvent } from "../classify/Event.js"
 import { classify } from "../classify/classify.js"
 import { parseStructured } from "../parse/parse.js"
+import { redact } from "../parse/redact.js"
 import type { Metrics } from "../observe/metrics.js"
 import { makeEvent } from "../sources/pipeline.js"
 import type { IntakeApi } from "../sources/Intake.js"
@@ -39,18 +40,19 @@ export const eventsOfBody = (
   ingestedAt: string
 ): { events: FailureEvent[]; ignored: number; rejected: Array<{ index: number; error: string }> } | HttpFailure => {
   const decoded = decodeBody(format, text)
-  if (decoded._tag === "BadJson") return new HttpFailure({ status: 400, code: "bad_json", message: decoded.message })
+  // reasons may quote the sender's input: they are redacted like everything else we answer
+  if (decoded._tag === "BadJson") return new HttpFailure({ status: 400, code: "bad_json", message: redact(decoded.message) })
   const events: FailureEvent[] = []
   const rejected: Array<{ index: number; error: string }> = []
   let ignored = 0
   for (const item of decoded.items) {
     if ("error" in item) {
-      rejected.push({ index: item.index, error: item.error })
+      rejected.push({ index: item.index, error: redact(item.error) })
       continue
     }
     const checked = checkRecord(item.value)
     if (Either.isLeft(checked)) {
-      rejected.push({ index: item.index, error: checked.left })
+      rejected.push({ index: item.index, error: redact(checked.left) })
       continue
     }
     const record = checked.right

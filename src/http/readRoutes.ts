@@ -72,8 +72,8 @@ export const readRoutes = (deps: {
       "/v1/events",
       Effect.gen(function* () {
         const q = yield* decodeQuery(EventsQuery)
-        const hasWindow = q.since !== undefined || q.until !== undefined
-        const w = hasWindow ? yield* guard(() => windowOf(q)) : null
+        // the default window is the last 24h, as for every endpoint (CONTRACT section 6)
+        const w = yield* guard(() => windowOf(q))
         const page = yield* guard(() =>
           deps.store.listEvents({
             category: q.category,
@@ -81,8 +81,8 @@ export const readRoutes = (deps: {
             model: q.model,
             service: q.service,
             status: q.status,
-            since: w?.since,
-            until: w?.until,
+            since: w.since,
+            until: w.until,
             limit: q.limit ?? 100,
             cursor: q.cursor
           })
