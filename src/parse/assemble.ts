@@ -73,12 +73,20 @@ interface Pending {
   mode: Mode
   /** Whether the record came from `curl -v` (its body returns to CurlV mode). */
   curl: boolean
+  /** A `curl -v` dump whose response (`< HTTP/...`) has been seen: a new request starts a new record. */
+  curlResponded: boolean
 }
+
+/** A structured log line (pino, bunyan, winston...): a record of its own, never a body. */
+const LOG_LINE_KEYS_RE = /^[{[]\s*"(?:level|lvl|severity|time|timestamp|@timestamp|ts|msg|logger|hostname|pid|name|v)"\s*:/
+/** The first lines of another `curl -v` exchange. */
+const CURL_NEW_EXCHANGE_RE = /^(?:\*\s+(?:Trying |Host |Connected to |Uses proxy )|> [A-Z]{3,7} \S)/
 
 const TIMESTAMP_START_RE = /^\[?(?:\d{4}[-/.]\d\d[-/.]\d\d[T ]\d\d:\d\d|\d\d:\d\d:\d\d|\d{10,13}\b)/
 const SYSLOG_START_RE = /^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d/
 const HEADER_LINE_RE = /^(?:< )?[A-Za-z0-9][A-Za-z0-9-]{0,80}:(?:[ \t]|$)/
-const ENDS_WITH_STATUS_RE = /(?:^|[^\w.])[45]\d\d(?:[ \t]+\(?[A-Za-z][A-Za-z \t'-]{0,40}\)?)?[ \t]*$/
+// not a port (`10.0.3.46:443`), a path segment or part of a number
+const ENDS_WITH_STATUS_RE = /(?:^|[^\w.:/])[45]\d\d(?:[ \t]+\(?[A-Za-z][A-Za-z \t'-]{0,40}\)?)?[ \t]*$/
 const EXCEPTION_LINE_RE = /^[A-Za-z_][\w.]{0,200}(?:Error|Exception|Warning|Exit|Interrupt|Failure)\b|^[A-Za-z_][\w.]{0,200}:[ \t]/
 const TRACEBACK_TAIL = "Traceback (most recent call last):"
 const HTML_START_RE = /<(?:!doctype html|html|body)\b/i
@@ -181,7 +189,8 @@ export class RecordAssembler {
       stringLines: 0,
       backslash: false,
       mode: Mode.Plain,
-      curl: false
+      curl: false,
+      curlResponded: false
     }
     if (c0 === 72 /* H */ && line.startsWith("HTTP/")) p.mode = Mode.Headers
     else if ((c0 === 42 /* * */ || c0 === 62 /* > */ || c0 === 60 /* < */) && isCurlVerboseLine(line)) {
@@ -217,11 +226,12 @@ export class RecordAssembler {
     // Indented lines continue (stack frames, hard wraps, pretty-printed bodies).
     if (c0 === 32 || c0 === 9) return true
     if (p.mode === Mode.BodyStart) return true
-    if (p.mode === Mode.CurlV && isCurlVerboseLine(line)) return true
+    if (p.mode === Mode.CurlV && isCurlVerboseLine(line)) return !(p.curlResponded && CURL_NEW_EXCHANGE_RE.test(line))
     if (p.mode === Mode.BodyHtml && !isHardStart(line, c0)) return true
     if (c0 === 123 /* { */ || c0 === 91 /* [ */) {
-      // A JSON line begins a new record, unless the previous line announced a body.
-      return p.depth === 0 && p.quote === 0 && invitesBody(p.lastLine)
+      // A JSON line begins a new record, unless the previous line announced a body and the
+      // line is not itself a structured log line.
+      return p.depth === 0 && p.quote === 0 && invitesBody(p.lastLine) && !LOG_LINE_KEYS_RE.test(line)
     }
     if (c0 === 60 /* < */ && HTML_START_RE.test(line) && invitesBody(p.lastLine)) return true
     if (isHardStart(line, c0)) return false
@@ -252,6 +262,8 @@ export class RecordAssembler {
       if (c0 === 123 || c0 === 91) p.mode = p.curl ? Mode.CurlV : Mode.Plain
     } else if (p.mode === Mode.Traceback && c0 !== 32 && c0 !== 9) {
       p.mode = Mode.Plain
+    } else if (p.mode === Mode.CurlV && c0 === 60 && line.startsWith("< HTTP/")) {
+      p.curlResponded = true
     } else if (p.mode === Mode.CurlV && c0 === 60 && isBlank(line.slice(1))) {
       // `<` alone ends the response headers of `curl -v`: the body follows.
       p.mode = Mode.BodyStart
