@@ -6,8 +6,11 @@
  *             │           Relay        │          └─ HTTP (ingest)
  *             └─────────────────────── HTTP (read API, alerts, /metrics, page)
  */
-import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Duration, Effect, Layer, Schedule } from "effect"
 import * as path from "node:path"
 import { AlertEngine } from "./alert/engine.js"

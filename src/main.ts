@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** Runs the CLI. Exit codes (CONTRACT section 2): 0 success, 2 usage or configuration, 1 anything else. */
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { ValidationError } from "@effect/cli"
 import { Cause, Effect } from "effect"
 import { cli } from "./cli/cli.js"

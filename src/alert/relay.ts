@@ -15,7 +15,8 @@
  *
  * HTTP: @effect/platform's HttpClient (provide NodeHttpClient.layerUndici), trace propagation off.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type BetterSqlite3 from "better-sqlite3"
 import { Context, Duration, Effect, Either, Layer, type Scope } from "effect"
 import type { Config, Receiver } from "../config/Config.js"

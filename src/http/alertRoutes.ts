@@ -4,7 +4,8 @@
  * router by the server. Query strings and bodies are decoded with Schema; bad input is a 400
  * `HttpFailure` with the reason.
  */
-import { HttpRouter, HttpServerRequest } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, ParseResult, Schema } from "effect"
 import { AlertEngine, type Matcher } from "../alert/engine.js"
 import { parseDuration } from "../config/duration.js"

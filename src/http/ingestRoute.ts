@@ -3,8 +3,8 @@
  * then each record is decoded, parsed and classified; the accepted ones are committed in one
  * transaction. A bad record is rejected with its index and reason; the others are kept.
  */
-import { HttpServerRequest } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect, Either } from "effect"
 import type { FailureEvent } from "../classify/Event.js"
 import { classify } from "../classify/classify.js"

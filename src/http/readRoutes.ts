@@ -1,5 +1,5 @@
 /** The read API of CONTRACT section 6: events, report, incidents. Query strings decoded with Schema. */
-import { HttpRouter } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
 import { Effect, Schema } from "effect"
 import { categories, rateLimitKinds } from "../classify/Event.js"
 import { parseInstantOrAgo } from "../config/duration.js"

@@ -5,7 +5,8 @@
  * Route handlers fail with `HttpFailure`; the server turns it into the error body once,
  * in one place (http/Server.ts).
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Data, Effect, ParseResult, Schema } from "effect"
 
 export type ErrorCode =
