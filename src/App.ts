@@ -38,13 +38,14 @@ export interface AppOptions {
   readonly evaluateEvery?: Duration.DurationInput
 }
 
-const IntakeLive = Layer.effect(
+const IntakeLive = Layer.scoped(
   Intake,
   Effect.gen(function* () {
+    const { db } = yield* Database
     const store = yield* EventStoreService
     const alerts = yield* AlertEngine
     const metrics = yield* MetricsService
-    return Intake.make({ store, metrics, observe: alerts.observe })
+    return yield* Intake.make({ db, store, metrics, observe: alerts.observe })
   })
 )
 

@@ -2,11 +2,17 @@
  * The one door into the store for every source: commit a batch (events + read position in one
  * transaction), count it in the metrics, then hand the newly stored events to alerting.
  *
+ * Group commit: one writer fiber takes whatever batches are waiting (webhook requests arriving
+ * together, the tailer's next batch) and commits them in one SQLite transaction, so fifty
+ * concurrent webhook requests cost one commit, not fifty; alerting looks at the group once.
+ * A lone request is committed at once — nothing waits for company.
+ *
  * Sources that cannot give up (the tailer) use `commitRetrying`: a busy, locked or read-only
  * database is retried with backoff and a log line, never skipped. Sources that can answer a
  * client (the webhook) use `commit` and turn a failure into 503.
  */
-import { Context, Data, Duration, Effect, Layer, Schedule } from "effect"
+import type BetterSqlite3 from "better-sqlite3"
+import { Context, Data, Deferred, Duration, Effect, Layer, Queue, Schedule, type Scope } from "effect"
 import type { FailureEvent } from "../classify/Event.js"
 import type { Metrics } from "../observe/metrics.js"
 import type { EventStore } from "../store/EventStore.js"
@@ -19,44 +25,90 @@ export interface IntakeApi {
   readonly commitRetrying: (batch: IngestBatch) => Effect.Effect<void>
 }
 
+export interface IntakeDeps {
+  readonly db: BetterSqlite3.Database
+  readonly store: EventStore
+  readonly metrics: Metrics
+  readonly observe: (events: ReadonlyArray<FailureEvent>) => Effect.Effect<void>
+}
+
+interface Waiting {
+  readonly batches: ReadonlyArray<IngestBatch>
+  readonly done: Deferred.Deferred<CommitResult, StoreUnavailable>
+}
+
+/** Most commit requests taken into one transaction. */
+const MAX_GROUP = 256
+
+const unavailable = (e: unknown) => new StoreUnavailable({ message: e instanceof Error ? e.message : String(e) })
+
 export class Intake extends Context.Tag("faultline/Intake")<Intake, IntakeApi>() {
-  static readonly make = (deps: {
-    readonly store: EventStore
-    readonly metrics: Metrics
-    readonly observe: (events: ReadonlyArray<FailureEvent>) => Effect.Effect<void>
-  }): IntakeApi => {
-    const commit = (batches: ReadonlyArray<IngestBatch>) =>
-      Effect.try({
-        try: () => deps.store.commit(batches),
-        catch: (e) => new StoreUnavailable({ message: e instanceof Error ? e.message : String(e) })
-      }).pipe(
-        Effect.tap((result) =>
-          Effect.sync(() => {
-            // failures are counted once: spread the inserted events over their batches by source
-            for (const b of batches) {
-              const inserted = batches.length === 1 ? result.inserted : result.inserted.filter((e) => b.events.includes(e))
-              deps.metrics.recordBatch(b.source, b.linesRead, b.ignored, inserted)
+  static readonly make = (deps: IntakeDeps): Effect.Effect<IntakeApi, never, Scope.Scope> =>
+    Effect.gen(function* () {
+      const queue = yield* Queue.bounded<Waiting>(1024)
+      yield* Effect.addFinalizer(() => Queue.shutdown(queue))
+      const groupTx = deps.db.transaction((group: ReadonlyArray<Waiting>) => group.map((w) => deps.store.commit(w.batches)))
+
+      /** One transaction for the group; if it fails, each member alone, so one bad batch fails only itself. */
+      const commitGroup = (group: ReadonlyArray<Waiting>): Array<CommitResult | StoreUnavailable> => {
+        try {
+          return groupTx(group)
+        } catch (e) {
+          if (group.length === 1) return [unavailable(e)]
+          return group.map((w) => {
+            try {
+              return deps.store.commit(w.batches)
+            } catch (e1) {
+              return unavailable(e1)
             }
           })
-        ),
-        Effect.tap((result) =>
-          result.inserted.length === 0
-            ? Effect.void
-            : deps.observe(result.inserted).pipe(Effect.catchAllCause((cause) => Effect.logError("alerting failed for a batch", cause)))
-        ),
-        Effect.tapError((e) =>
-          Effect.sync(() => deps.metrics.ingestErrors.inc({ reason: "store_unavailable" })).pipe(
-            Effect.zipRight(Effect.logWarning("could not commit a batch; will retry", { error: e.message }))
+        }
+      }
+
+      const writer = Effect.gen(function* () {
+        const first = yield* Queue.take(queue)
+        const rest = yield* Queue.takeUpTo(queue, MAX_GROUP - 1)
+        const group = [first, ...rest]
+        const results = commitGroup(group)
+        const inserted: FailureEvent[] = []
+        for (const [i, w] of group.entries()) {
+          const r = results[i]!
+          if (r instanceof StoreUnavailable) continue
+          const mine = w.batches.length === 1 ? r.inserted : null
+          for (const b of w.batches) {
+            deps.metrics.recordBatch(b.source, b.linesRead, b.ignored, mine ?? r.inserted.filter((e) => b.events.includes(e)))
+          }
+          for (const e of r.inserted) inserted.push(e)
+        }
+        if (inserted.length > 0) {
+          yield* deps.observe(inserted).pipe(Effect.catchAllCause((cause) => Effect.logError("alerting failed for a batch", cause)))
+        }
+        for (const [i, w] of group.entries()) {
+          const r = results[i]!
+          yield* r instanceof StoreUnavailable ? Deferred.fail(w.done, r) : Deferred.succeed(w.done, r)
+        }
+      })
+      yield* writer.pipe(Effect.forever, Effect.forkScoped)
+
+      const commit = (batches: ReadonlyArray<IngestBatch>): Effect.Effect<CommitResult, StoreUnavailable> =>
+        Effect.gen(function* () {
+          const done = yield* Deferred.make<CommitResult, StoreUnavailable>()
+          yield* Queue.offer(queue, { batches, done })
+          return yield* Deferred.await(done)
+        }).pipe(
+          Effect.tapError((e) =>
+            Effect.sync(() => deps.metrics.ingestErrors.inc({ reason: "store_unavailable" })).pipe(
+              Effect.zipRight(Effect.logWarning("could not commit a batch; will retry", { error: e.message }))
+            )
           )
         )
-      )
-    // 100 ms doubling, capped at 5 s between tries; forever: the tailer waits for the disk
-    const retry = Schedule.exponential(Duration.millis(100), 2).pipe(Schedule.either(Schedule.spaced(Duration.seconds(5))))
-    return {
-      commit,
-      commitRetrying: (batch) => commit([batch]).pipe(Effect.retry(retry), Effect.asVoid, Effect.orDie)
-    }
-  }
+      // 100 ms doubling, capped at 5 s between tries; forever: the tailer waits for the disk
+      const retry = Schedule.exponential(Duration.millis(100), 2).pipe(Schedule.either(Schedule.spaced(Duration.seconds(5))))
+      return {
+        commit,
+        commitRetrying: (batch) => commit([batch]).pipe(Effect.retry(retry), Effect.asVoid, Effect.orDie)
+      }
+    })
 
-  static readonly layer = (deps: Parameters<typeof Intake.make>[0]) => Layer.succeed(Intake, Intake.make(deps))
+  static readonly layer = (deps: IntakeDeps) => Layer.scoped(Intake, Intake.make(deps))
 }
