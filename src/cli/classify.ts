@@ -106,21 +106,30 @@ export const classifyCommand = Command.make("classify", { records, format, files
   })
 ).pipe(Command.withDescription("Classify log text from FILEs or stdin, without a database; prints one event per failed call"))
 
+/**
+ * `--records jsonl`: exactly one output line per input line. A line that is not a JSON object
+ * with a string `raw` is answered with an ignore reason (it is counted, not fatal: the other
+ * lines are still classified).
+ */
 const classifyRecords = (text: string, file: string, fmt: string, out: Out, rows: FailureEvent[]): void => {
   const ingestedAt = new Date().toISOString()
   const source = file === "-" ? "stdin" : `file:${file}`
   const lines = text.split("\n")
+  if (lines[lines.length - 1] === "") lines.pop()
   lines.forEach((line, i) => {
-    if (line.trim() === "") return
     let rec: unknown
     try {
       rec = JSON.parse(line)
     } catch (e) {
-      throw usageError(`--records jsonl: line ${i + 1} of ${file} is not valid JSON: ${(e as Error).message}`)
+      if (fmt === "jsonl") out.write(JSON.stringify({ input: String(i + 1), ignored: true, reason: `not valid JSON: ${(e as Error).message}` }))
+      return
     }
-    const { id, raw } = (rec ?? {}) as { id?: unknown; raw?: unknown }
-    if (typeof raw !== "string") throw usageError(`--records jsonl: line ${i + 1} of ${file} needs a string "raw" field`)
+    const { id, raw } = (typeof rec === "object" && rec !== null ? rec : {}) as { id?: unknown; raw?: unknown }
     const input = typeof id === "string" || typeof id === "number" ? String(id) : String(i + 1)
+    if (typeof raw !== "string") {
+      if (fmt === "jsonl") out.write(JSON.stringify({ input, ignored: true, reason: 'expected an object with a string "raw"' }))
+      return
+    }
     const res = recordToEvent(raw, { source, line: null, ingestedAt })
     if ("event" in res) {
       if (fmt === "jsonl") out.write(JSON.stringify({ input, ...res.event }))

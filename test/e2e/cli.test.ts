@@ -192,6 +192,18 @@ describe("faultline classify --records jsonl", () => {
     expect(out[2]).toMatchObject({ input: "f-2", category: "overload", status: 503, code: 50508 })
     expect(out[3]).toEqual({ input: "ok-2", ignored: true, reason: expect.stringMatching(/\S/) })
   })
+
+  it("answers a malformed input line with a reason and still classifies the others", async () => {
+    const input = ['{"id":"a","raw":"HTTP 401 {\\"code\\":40100,\\"message\\":\\"Api key is invalid\\",\\"data\\":null}"}', "not json", '{"id":"c"}', '{"id":"d","raw":"429 Too Many Requests"}'].join("\n") + "\n"
+    const r = await runCli(["classify", "--records", "jsonl", "--format", "jsonl"], { input })
+    expect(r.code, r.stderr).toBe(0)
+    const out = jsonLines(r.stdout)
+    expect(out.map((o) => o.input)).toEqual(["a", "2", "c", "d"])
+    expect(out[0]).toMatchObject({ category: "auth_key", status: 401 })
+    expect(out[1]).toMatchObject({ ignored: true, reason: expect.stringMatching(/^not valid JSON/) })
+    expect(out[2]).toMatchObject({ ignored: true, reason: expect.stringMatching(/raw/) })
+    expect(out[3]).toMatchObject({ category: "rate_limit", status: 429 })
+  })
 })
 
 // ---------------------------------------------------------------------------------------------
