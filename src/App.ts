@@ -116,13 +116,15 @@ const HttpLive = (config: Config) =>
         const until = Date.now()
         const report = complete(store.report({ since: until - parseDuration(label)!, until }))
         const firing = yield* alerts.listAlerts({ state: "firing", limit: 50 })
+        // the card counts tickets not resolved: list the acknowledged ones too
         const open = yield* alerts.listTickets({ state: "open", limit: 50 })
+        const acknowledged = yield* alerts.listTickets({ state: "acknowledged", limit: 50 })
         return HttpServerResponse.html(
           renderPage(report, {
             windowLabel: label,
             generatedAt: new Date(until).toISOString(),
             firingAlerts: firing.items.map((a) => ({ ...a, labels: a.labels as Record<string, unknown> })),
-            openTickets: open.items
+            openTickets: [...open.items, ...acknowledged.items]
           })
         )
       })

@@ -2,6 +2,7 @@
  * Alert rules (CONTRACT section 7): the built-in rules, merged with the config's `rules` by
  * name, and the group an event belongs to under a rule. Pure.
  */
+import { severityOf } from "../classify/classify.js"
 import { Either } from "effect"
 import type { Category, FailureEvent, RateLimitKind, Severity } from "../classify/Event.js"
 import { ConfigError, type GroupLabel, type RuleSpec } from "../config/Config.js"
@@ -42,21 +43,12 @@ export const builtinRules: ReadonlyArray<RuleSpec> = [
   { name: "server-errors", category: "server_error", threshold: 1, window: "5m", severity: "critical" }
 ]
 
-/** A rule's severity when the config names none: the category's severity of CONTRACT section 4. */
-export const defaultSeverity = (category: Category, kinds: ReadonlyArray<RateLimitKind> | null): Severity => {
-  switch (category) {
-    case "auth_key":
-    case "quota":
-    case "server_error":
-      return "critical"
-    case "rate_limit":
-      return kinds !== null && kinds.length > 0 && kinds.every((k) => daily.includes(k)) ? "critical" : "warning"
-    case "invalid_request":
-      return "info"
-    default:
-      return "warning"
-  }
-}
+/** A rule's severity when the config names none: the severity its events have (CONTRACT section 4);
+ * a rate-limit rule is critical only when every kind it counts is a daily one. */
+export const defaultSeverity = (category: Category, kinds: ReadonlyArray<RateLimitKind> | null): Severity =>
+  category === "rate_limit"
+    ? kinds !== null && kinds.length > 0 && kinds.every((k) => severityOf(category, k) === "critical") ? "critical" : "warning"
+    : severityOf(category, null)
 
 const merge = (base: RuleSpec | undefined, over: RuleSpec): RuleSpec => {
   if (base === undefined) return over

@@ -16,6 +16,7 @@
  */
 import type BetterSqlite3 from "better-sqlite3"
 import { Data, Effect } from "effect"
+import { EventStore } from "../store/EventStore.js"
 import type { FailureEvent } from "../classify/Event.js"
 import { Database } from "../store/Database.js"
 
@@ -137,59 +138,6 @@ export const diagnosisContext = (db: BetterSqlite3.Database, e: FailureEvent): D
 
 export const diagnoseEvent = (db: BetterSqlite3.Database, e: FailureEvent): Diagnosis => buildDiagnosis(e, diagnosisContext(db, e))
 
-interface EventRow {
-  id: string
-  occurred_at: number
-  ingested_at: number
-  source: string
-  line: number | null
-  service: string | null
-  status: number | null
-  code: number | string | null
-  message: string | null
-  model: string | null
-  request_id: string | null
-  endpoint: string | null
-  stream: number | null
-  category: FailureEvent["category"]
-  rate_limit_kind: FailureEvent["rateLimitKind"]
-  severity: FailureEvent["severity"]
-  retryable: number
-  action: string
-  fingerprint: string
-  body_not_json: number
-  sample: string
-}
-
-/** One stored event by id (the `events` table of 001_core.sql), or null. */
-export const loadEvent = (db: BetterSqlite3.Database, id: string): FailureEvent | null => {
-  const r = db.prepare(`SELECT * FROM events WHERE id = ?`).get(id) as EventRow | undefined
-  if (r === undefined) return null
-  return {
-    id: r.id,
-    occurredAt: new Date(r.occurred_at).toISOString(),
-    ingestedAt: new Date(r.ingested_at).toISOString(),
-    source: r.source,
-    line: r.line,
-    service: r.service,
-    status: r.status,
-    code: r.code,
-    message: r.message,
-    model: r.model,
-    requestId: r.request_id,
-    endpoint: r.endpoint,
-    stream: r.stream === null ? null : r.stream === 1,
-    category: r.category,
-    rateLimitKind: r.rate_limit_kind,
-    severity: r.severity,
-    retryable: r.retryable === 1,
-    action: r.action,
-    fingerprint: r.fingerprint,
-    bodyNotJson: r.body_not_json === 1,
-    sample: r.sample
-  }
-}
-
 export class DiagnoseError extends Data.TaggedError("DiagnoseError")<{
   readonly reason: "not_found"
   readonly message: string
@@ -204,7 +152,7 @@ export interface DiagnosedEvent {
 export const diagnose = (eventId: string): Effect.Effect<DiagnosedEvent, DiagnoseError, Database> =>
   Effect.flatMap(Database, ({ db }) =>
     Effect.suspend(() => {
-      const event = loadEvent(db, eventId)
+      const event = new EventStore(db).getEvent(eventId)
       return event === null
         ? Effect.fail(new DiagnoseError({ reason: "not_found", message: `no stored event has the id ${JSON.stringify(eventId)}` }))
         : Effect.succeed({ event, diagnosis: diagnoseEvent(db, event) })
