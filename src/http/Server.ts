@@ -105,6 +105,20 @@ export const serverLayer = <E, R, R2>(router: HttpRouter.HttpRouter<E, R>, opts:
         () => {
           const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 })
           server.maxHeadersCount = 100
+          // requests Node refuses before any route sees them still get faultline's JSON error
+          server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
+            if (!socket.writable || (err as { code?: string }).code === "ECONNRESET") return socket.destroy()
+            const [status, code, message] =
+              err.code === "HPE_HEADER_OVERFLOW"
+                ? [431, "bad_request", "request headers are too large"]
+                : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+                  ? [408, "bad_request", "the request took too long to arrive"]
+                  : [400, "bad_request", "malformed HTTP request"]
+            const body = JSON.stringify({ error: { code, message } })
+            socket.end(
+              `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+            )
+          })
           return server
         },
         { host: opts.host, port: opts.port }

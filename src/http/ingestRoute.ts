@@ -63,7 +63,7 @@ export const eventsOfBody = (
     }
     const failure = parsed.failure.occurredAt === null ? { ...parsed.failure, occurredAt: shipperTime(record) } : parsed.failure
     events.push(
-      makeEvent(failure, parsed.sample, classify(failure), { source: "webhook", line: null, ingestedAt, id: record.id })
+      makeEvent(failure, parsed.sample, classify(failure), { source: "webhook", line: null, ingestedAt, id: record.id === undefined ? undefined : redact(record.id) })
     )
   }
   return { events, ignored, rejected }

@@ -7,7 +7,8 @@
  * keys, the error body) to the least (the surrounding prose). Never throws.
  */
 import type { ParseResult } from "./ParsedFailure.js"
-import { redact, stripMessages } from "./redact.js"
+import { redact, redactValue, stripMessages } from "./redact.js"
+import { DEFAULT_MAX_RECORD_CHARS } from "./assemble.js"
 import { firstNonSpace, looksLikeObject, parseLoose, parseLooseText, scanFields, type LooseResult } from "./loose-json.js"
 import { categoryFromWording } from "../classify/classify.js"
 
@@ -182,13 +183,19 @@ export function parseRecord(text: string, opts?: ParseOptions): ParseResult {
 export function parseStructured(obj: Record<string, unknown>): ParseResult {
   try {
     if (!isRecord(obj)) return IGNORED.empty
-    const stripped = stripMessages(redact(JSON.stringify(obj)))
-    const parsed = JSON.parse(stripped.text) as unknown
+    // Secrets are removed by walking the value (any type under a secret-named key, every string),
+    // not by rewriting its serialization: escaped JSON inside strings and non-string header
+    // values are redacted as surely as in a log line, and deep nesting is cut, not fatal.
+    const cleaned = redactValue(obj)
+    const parsed = cleaned.value
     if (!isRecord(parsed) || Object.keys(parsed).length === 0) return IGNORED.empty
     const o = parsed
     const d = newDraft()
-    d.messagesCount = stripped.count
-    const raw = str(o["raw"]) ?? str(o["log"]) ?? (isRawMessage(o) ? str(o["message"]) : null)
+    d.messagesCount = cleaned.messagesCount
+    const fullRaw = str(o["raw"]) ?? str(o["log"]) ?? (isRawMessage(o) ? str(o["message"]) : null)
+    // a raw record is bounded like a tailed one: cut and flagged, not refused
+    const raw = fullRaw !== null && fullRaw.length > DEFAULT_MAX_RECORD_CHARS ? fullRaw.slice(0, DEFAULT_MAX_RECORD_CHARS) : fullRaw
+    if (raw !== fullRaw) d.truncated = true
 
     setStatus(d, toStatus(o["status"]) ?? toStatus(o["statusCode"]))
     setCode(d, o["code"])
@@ -209,7 +216,7 @@ export function parseStructured(obj: Record<string, unknown>): ParseResult {
     readBodyValue(o["body"], d, 0, true)
     if (raw !== null) readText(raw, d, 0)
     readLogObject(o, d, 0)
-    return conclude(d, raw ?? stripped.text)
+    return conclude(d, raw ?? JSON.stringify(o))
   } catch {
     return IGNORED.unreadable
   }
@@ -1219,10 +1226,13 @@ function setCode(d: Draft, v: unknown): void {
   d.code = normCode(v)
 }
 
+/** A message longer than this is cut (with `…`): it is a reason, not a payload. */
+export const MESSAGE_MAX_CHARS = 4096
+
 function setMessage(d: Draft, v: unknown): void {
   if (d.message !== null || typeof v !== "string") return
-  const m = normalizeMessage(v)
-  if (m !== "" && !isNullWord(m)) d.message = m
+  const m = normalizeMessage(v.length > 4 * MESSAGE_MAX_CHARS ? v.slice(0, 4 * MESSAGE_MAX_CHARS) : v)
+  if (m !== "" && !isNullWord(m)) d.message = m.length > MESSAGE_MAX_CHARS ? m.slice(0, MESSAGE_MAX_CHARS - 1) + "…" : m
 }
 
 function setErrorType(d: Draft, v: string): void {

@@ -12,11 +12,11 @@ const SCHEMES = new Set(["bearer", "basic", "token", "digest"])
 
 /** Header-shaped secrets: `Authorization: Bearer x`, `"authorization":"Bearer x"`, `-H 'x-api-key: x'`, `\"api-key\":\"x\"`. */
 const HEADER_RE =
-  /((?:proxy-)?authorization|(?:x-(?:goog-)?)?api-key)(\\?["']?[ \t]{0,8}[:=][ \t]{0,8}\\?["']?[ \t]{0,8})(?:(bearer|basic|token|digest)([ \t]{1,8}))?([^\s"'\\,;}<>]+)/gi
+  /((?:proxy-)?authorization|(?:x-(?:goog-)?)?api-key)(\\?["']?[ \t]{0,8}[:=][ \t]{0,8}(?:\[[ \t]{0,8})?\\?["']?[ \t]{0,8})(?:(bearer|basic|token|digest)([ \t]{1,8}))?([^\s"'\\,;}<>[\]{]+)/gi
 
 /** JSON / dict / JS-object fields whose string value is a secret. */
 const FIELD_RE =
-  /(?<![A-Za-z0-9_-])((?:api[_-]?key|apikey|authorization|password|passwd|(?:access_|refresh_|id_|auth_)?token|(?:client_)?secret)\\?["']?[ \t]{0,4}:[ \t]{0,4})(\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')/gi
+  /(?<![A-Za-z0-9_-])((?:(?:[A-Za-z0-9]{1,32}_){0,4}api[_-]?key|apikey|authorization|password|passwd|(?:access_|refresh_|id_|auth_)?token|(?:client_)?secret)\\?["']?[ \t]{0,4}:[ \t]{0,4})(\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')/gi
 
 /** `Bearer <token>` anywhere. */
 const BEARER_RE = /(?<![A-Za-z0-9_])(bearer)([ \t]{1,8})([A-Za-z0-9\-._~+/]+=*)/gi
@@ -27,7 +27,7 @@ const KEY_RE = /(?<![A-Za-z0-9_-])(?:(?:sk|gsk|xai|pplx|nvapi)[-_][A-Za-z0-9_-]{
 
 /** `api_key=...`, `apikey=...`, `key=...`, `token=...` query and key-value pairs (optionally quoted). */
 const KV_RE =
-  /(?<![A-Za-z0-9_])(api[_-]?key|apikey|key|access[_-]?token|auth[_-]?token|token|password|passwd|secret|client[_-]?secret)(=\\?["']?)([^\s&"'\\,;<>)\]}]+)/gi
+  /(?<![A-Za-z0-9_])((?:[A-Za-z0-9]{1,32}_){0,4}api[_-]?key|apikey|key|access[_-]?token|auth[_-]?token|token|password|passwd|secret|client[_-]?secret)(=\\?["']?)([^\s&"'\\,;<>)\]}]+)/gi
 
 /** One pass that finds whether any pattern below can match (most records have nothing to redact). */
 const GATE_RE = /key|authori|bearer|token|passw|secret|sk[-_]|xai-|pplx-|nvapi-|aiza|:\/\/[^\s/@]{1,128}@/i
@@ -229,4 +229,44 @@ function scanArray(text: string, open: number, escaped: boolean): { end: number;
     }
   }
   return { end: n, count: sawValue ? elements + 1 : elements, closed: false }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Structured values (webhook objects): redact by walking, not by rewriting serialized JSON.
+
+/** Keys whose value is a secret whatever its type (`OPENAI_API_KEY`, `x-api-key`, `password`...). */
+const SECRET_KEY_RE =
+  /^(?:[a-z0-9]{1,32}[_-]){0,4}(?:api[_-]?key|apikey|authorization|password|passwd|secret|client[_-]?secret|(?:access|refresh|id|auth)[_-]?token|token)$/i
+
+/** Objects nested deeper than this are replaced by a placeholder (no stack overflow, no loss of the rest). */
+export const MAX_VALUE_DEPTH = 64
+
+/**
+ * A copy of a JSON value with secrets redacted: secret-named keys (any value type) become
+ * `<redacted>`, every string goes through `redact` and `stripMessages`, chat `messages`
+ * arrays keep only their count, and anything nested deeper than MAX_VALUE_DEPTH is cut.
+ */
+export function redactValue(value: unknown): { readonly value: unknown; readonly messagesCount: number | null } {
+  let count: number | null = null
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === "string") {
+      const s = stripMessages(redact(v))
+      if (count === null && s.count !== null) count = s.count
+      return s.text
+    }
+    if (v === null || typeof v !== "object") return v
+    if (depth >= MAX_VALUE_DEPTH) return "<too deep>"
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1))
+    const out: Record<string, unknown> = {}
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      if (SECRET_KEY_RE.test(k)) out[k] = x === null ? null : REDACTED
+      else if (k === "messages" && Array.isArray(x)) {
+        if (count === null) count = x.length
+        out[k] = [`<redacted: ${x.length} messages>`]
+      } else out[k] = walk(x, depth + 1)
+    }
+    return out
+  }
+  const redacted = walk(value, 0)
+  return { value: redacted, messagesCount: count }
 }

@@ -54,6 +54,8 @@ export const decodeBody = (format: BodyFormat, text: string): DecodedBody => {
 }
 
 const OptionalText = Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(65_536))))
+/** Raw log text: bounded by the body limit only; the parser cuts it at the record limit and flags it. */
+const RawText = Schema.optional(Schema.NullOr(Schema.String))
 
 /**
  * One ingest record. Field types are checked here, at the boundary; the parser then reads
@@ -68,13 +70,13 @@ export const IngestRecord = Schema.Struct(
     status: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.between(100, 599)))),
     body: Schema.optional(Schema.Unknown),
     code: Schema.optional(Schema.NullOr(Schema.Union(Schema.Int, Schema.String.pipe(Schema.maxLength(200))))),
-    message: OptionalText,
+    message: RawText,
     model: OptionalText,
     requestId: OptionalText,
     stream: Schema.optional(Schema.NullOr(Schema.Boolean)),
     error: OptionalText,
-    raw: OptionalText,
-    log: OptionalText
+    raw: RawText,
+    log: RawText
   },
   // Vector and Fluent Bit add their own fields (host, file, timestamp, date, source_type...).
   { key: Schema.String, value: Schema.Unknown }
@@ -83,10 +85,11 @@ export type IngestRecord = typeof IngestRecord.Type
 
 const decodeRecord = Schema.decodeUnknownEither(IngestRecord)
 
+/** The reason, with any quoted input cut short (a rejected 70 KB value is not echoed back). */
 export const formatRecordError = (e: ParseResult.ParseError): string =>
   ParseResult.ArrayFormatter.formatErrorSync(e)
     .slice(0, 2)
-    .map((i) => `${i.path.length ? i.path.join(".") + ": " : ""}${i.message}`)
+    .map((i) => `${i.path.length ? i.path.join(".") + ": " : ""}${i.message.length > 300 ? i.message.slice(0, 300) + "…" : i.message}`)
     .join("; ")
 
 /** Check one item's shape; a non-object or a wrongly typed field is a rejected item with a reason. */
