@@ -57,8 +57,9 @@ const TailerLive = (config: Config, cwd: string) =>
       const store = yield* EventStoreService
       const metrics = yield* MetricsService
       const { db } = yield* Database
-      // `startAt` applies only to files present at the very first start of this database
-      const firstStart = db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES ('tail.firstStartedAt', ?)`).run(new Date().toISOString()).changes === 1
+      // `startAt` applies only to files present at the very first start of this database; that
+      // start is recorded once the tailer has committed the checkpoints of those files
+      const firstStart = db.prepare(`SELECT 1 FROM meta WHERE key = 'tail.firstStartedAt'`).get() === undefined
       const handle = yield* runTailer({
         specs: config.tail,
         cwd,
@@ -70,6 +71,7 @@ const TailerLive = (config: Config, cwd: string) =>
         // and at ~250 bytes a line a batch holds ~5 MB at most
         maxBatchLines: 20_000
       })
+      if (firstStart) db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES ('tail.firstStartedAt', ?)`).run(new Date().toISOString())
       metrics.setSourceLag(() => handle.stats().map((s) => ({ source: s.source, lagBytes: Math.max(0, s.size - s.offset) })))
       yield* Effect.addFinalizer(() =>
         handle.drain().pipe(

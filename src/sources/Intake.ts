@@ -95,18 +95,24 @@ export class Intake extends Context.Tag("faultline/Intake")<Intake, IntakeApi>()
           const done = yield* Deferred.make<CommitResult, StoreUnavailable>()
           yield* Queue.offer(queue, { batches, done })
           return yield* Deferred.await(done)
-        }).pipe(
-          Effect.tapError((e) =>
-            Effect.sync(() => deps.metrics.ingestErrors.inc({ reason: "store_unavailable" })).pipe(
-              Effect.zipRight(Effect.logWarning("could not commit a batch; will retry", { error: e.message }))
-            )
-          )
-        )
+        }).pipe(Effect.tapError(() => Effect.sync(() => deps.metrics.ingestErrors.inc({ reason: "store_unavailable" }))))
+      const sourceOf = (batches: ReadonlyArray<IngestBatch>) => [...new Set(batches.map((b) => b.source))].join(",")
       // 100 ms doubling, capped at 5 s between tries; forever: the tailer waits for the disk
       const retry = Schedule.exponential(Duration.millis(100), 2).pipe(Schedule.either(Schedule.spaced(Duration.seconds(5))))
       return {
-        commit,
-        commitRetrying: (batch) => commit([batch]).pipe(Effect.retry(retry), Effect.asVoid, Effect.orDie)
+        commit: (batches) =>
+          commit(batches).pipe(
+            Effect.tapError((e) =>
+              Effect.logWarning("could not commit a batch; the sender is told to retry", { source: sourceOf(batches), error: e.message })
+            )
+          ),
+        commitRetrying: (batch) =>
+          commit([batch]).pipe(
+            Effect.tapError((e) => Effect.logWarning("could not commit a batch; will retry", { source: batch.source, error: e.message })),
+            Effect.retry(retry),
+            Effect.asVoid,
+            Effect.orDie
+          )
       }
     })
 

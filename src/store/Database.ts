@@ -47,7 +47,9 @@ export const openDatabase = (file: string, migrations: ReadonlyArray<Migration> 
     db.pragma("journal_mode = WAL")
     db.pragma("synchronous = NORMAL")
     db.pragma("foreign_keys = ON")
-    db.pragma("busy_timeout = 5000")
+    // SQLite waits out a lock held by another process on the main thread: keep that short and
+    // let the callers' retry schedules (async) do the waiting, so the daemon keeps answering.
+    db.pragma("busy_timeout = 100")
   } catch (e) {
     throw new DatabaseError({ reason: "open", message: `cannot open database ${file}: ${(e as Error).message}` })
   }
