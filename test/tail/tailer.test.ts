@@ -225,6 +225,31 @@ describe("tailer", () => {
     expect(store.byRid(b[1]!)[0]!.line).toBe(3)
   })
 
+  it("rotation while stopped, then another restart before the rotated file was finished: still read", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "app.log")
+    const store = new MemoryStore()
+    let t = await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" }] })
+    const a = [rid()]
+    appendLines(file, a.map(failLine))
+    await waitFor("first lines", sameRids(store, a))
+    await stop(t)
+    // rotated while stopped; the next run recovers app.log.1 and commits it under that name...
+    const b = [rid(), rid()]
+    appendLines(file, b.map(failLine))
+    fs.renameSync(file, path.join(dir, "app.log.1"))
+    t = await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" }] })
+    await waitFor("the rotated file's lines", sameRids(store, [...a, ...b]))
+    await stop(t)
+    // ...so a line written to it afterwards must be found again by the run after that
+    const c = [rid()]
+    appendLines(path.join(dir, "app.log.1"), c.map(failLine))
+    t = await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" }] })
+    await waitFor("the line added to the rotated file", sameRids(store, [...a, ...b, ...c]))
+    await t.drain()
+    expectExactly(store, [...a, ...b, ...c])
+  })
+
   it("copytruncate: reads the file again from the start", async () => {
     const dir = tempDir()
     const file = path.join(dir, "app.log")

@@ -473,7 +473,9 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
         const byFolder = new Map<string, Map<string, string>>()
         for (const ckpt of deps.allCheckpoints()) {
           if (files.has(ckpt.key)) continue
-          const spec = specFor(ckpt.path)
+          // a file recovered once was committed under its rotated name (app.log.1), which the
+          // glob may not match: it still belongs to the spec whose folder holds it
+          const spec = specFor(ckpt.path) ?? globs.find((g) => ckpt.path.startsWith(g.glob.base + path.sep))?.spec ?? null
           if (spec === null) continue
           const dir = path.dirname(ckpt.path)
           let inFolder = byFolder.get(dir)
