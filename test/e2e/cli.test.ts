@@ -23,6 +23,10 @@ const oneLine = (stderr: string) => expect(stderr.trimEnd().split("\n"), stderr)
 const API_KEY_IN_LOG = "sk-proj-4Rt7Yu9Io0Pa2Sd4Fg6Hj8Kl"
 const CURL_KEY = "sk-9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d"
 
+/** The logs below are written as of 2026-11-21 and moved to yesterday when the suite runs, so
+ * windows (`since=7d`) and the daemon's 30-day retention hold whatever the date. */
+const DAY = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)
+
 /**
  * A realistic application log: ordinary lines, a `curl -i` dump of a 400, a Python traceback
  * ending in a 429, a pino JSON line of a 503 and a Python SDK 401 carrying an API key.
@@ -49,20 +53,20 @@ const APP_LOG = [
   /* 18 */ '{"level":50,"time":1795256402000,"name":"tts-worker","status":503,"body":{"code":50508,"message":"System is too busy now. Please try again later.","data":null},"msg":"speech synthesis failed"}',
   /* 19 */ `2026-11-21 10:35:02,300 - ERROR - app.agent - Error code: 401 - {'error': {'message': 'Incorrect API key provided: ${API_KEY_IN_LOG}. You can find your API key at https://platform.openai.com/account/api-keys.', 'type': 'invalid_request_error', 'param': None, 'code': 'invalid_api_key'}}`,
   /* 20 */ "2026-11-21 10:35:03,000 INFO app - cache hit ratio 0.93"
-].join("\n") + "\n"
+].join("\n").replaceAll("2026-11-21", DAY).replaceAll("1795256402000", String(Date.parse(`${DAY}T10:20:02.000Z`))) + "\n"
 
 const APP_LOG_EVENTS = [
   { line: 3, category: "model_not_found", rateLimitKind: null, status: 400, code: 20012, message: "Model does not exist. Please check it carefully." },
-  { line: 10, category: "rate_limit", rateLimitKind: "TPM", status: 429, code: "rate_limit_exceeded", model: "gpt-4o", occurredAt: "2026-11-21T10:35:01.201Z" },
-  { line: 18, category: "overload", rateLimitKind: null, status: 503, code: 50508, occurredAt: "2026-11-21T10:20:02.000Z" },
-  { line: 19, category: "auth_key", rateLimitKind: null, status: 401, code: "invalid_api_key", occurredAt: "2026-11-21T10:35:02.300Z" }
+  { line: 10, category: "rate_limit", rateLimitKind: "TPM", status: 429, code: "rate_limit_exceeded", model: "gpt-4o", occurredAt: `${DAY}T10:35:01.201Z` },
+  { line: 18, category: "overload", rateLimitKind: null, status: 503, code: 50508, occurredAt: `${DAY}T10:20:02.000Z` },
+  { line: 19, category: "auth_key", rateLimitKind: null, status: 401, code: "invalid_api_key", occurredAt: `${DAY}T10:35:02.300Z` }
 ]
 
 const OTHER_LOG = [
   "2026-11-21T11:00:00.000Z INFO billing - nightly export started",
   "2026-11-21T11:00:05.000Z ERROR billing - HTTP 402 {\"code\":30001,\"message\":\"Sorry, your account balance is insufficient\",\"data\":null}",
   "2026-11-21T11:00:06.000Z INFO billing - nightly export finished"
-].join("\n") + "\n"
+].join("\n").replaceAll("2026-11-21", DAY) + "\n"
 
 interface Sample {
   readonly id: string
@@ -126,7 +130,7 @@ describe("faultline classify (log text)", () => {
       ...APP_LOG_EVENTS.map((x) => ["app.log", x.line, x.category]),
       ["billing.log", 2, "quota"]
     ])
-    expect(events[4]).toMatchObject({ status: 402, code: 30001, occurredAt: "2026-11-21T11:00:05.000Z" })
+    expect(events[4]).toMatchObject({ status: 402, code: 30001, occurredAt: `${DAY}T11:00:05.000Z` })
   })
 
   it("prints nothing for a file of ordinary lines", async () => {

@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as net from "node:net"
 import * as path from "node:path"
+import { rawExchange as rawExchangeOn } from "../support/http.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Daemon, startDaemon, waitFor } from "../support/daemon.js"
 
@@ -47,42 +48,7 @@ const request = (
     req.end(opts.body)
   })
 
-/** Write `bytes` on a raw socket and read the first HTTP answer (status and body by Content-Length). */
-const rawExchange = (d: Daemon, bytes: Buffer, timeoutMs = 15_000): Promise<{ status: number; body: string; all: string }> =>
-  new Promise((resolve, reject) => {
-    const sock = net.connect(d.port, "127.0.0.1")
-    let received = Buffer.alloc(0)
-    let settled = false
-    const settle = (f: () => void) => {
-      if (settled) return
-      settled = true
-      sock.destroy()
-      f()
-    }
-    const tryParse = (final: boolean) => {
-      const text = received.toString("latin1")
-      const end = text.indexOf("\r\n\r\n")
-      const m = /^HTTP\/1\.1 (\d{3}) /.exec(text)
-      if (end === -1 || m === null) {
-        if (final) settle(() => reject(new Error(`no HTTP answer on the socket (got ${JSON.stringify(text.slice(0, 200))})`)))
-        return
-      }
-      const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end))
-      const payload = received.subarray(end + 4)
-      if (final || (length !== null && payload.length >= Number(length[1]))) {
-        const body = payload.subarray(0, length === null ? payload.length : Number(length[1])).toString("utf8")
-        settle(() => resolve({ status: Number(m[1]), body, all: text }))
-      }
-    }
-    sock.on("data", (c: Buffer) => {
-      received = Buffer.concat([received, c])
-      tryParse(false)
-    })
-    sock.on("error", () => tryParse(true))
-    sock.on("close", () => tryParse(true))
-    sock.setTimeout(timeoutMs, () => settle(() => reject(new Error(`no answer within ${timeoutMs} ms`))))
-    sock.write(bytes)
-  })
+const rawExchange = (d: Daemon, bytes: Buffer, timeoutMs?: number) => rawExchangeOn(d.port, bytes, timeoutMs)
 
 const postHead = (d: Daemon, contentLength: number | null, extra: ReadonlyArray<string> = []): string =>
   [
@@ -266,7 +232,7 @@ describe("tailed files with hostile content", () => {
   it("reads invalid UTF-8, and stores the failure it holds", async () => {
     const tag = uid("badutf8")
     const bytes = Buffer.concat([
-      Buffer.from(`2026-11-21T10:00:00Z ERROR openai chat completion failed: HTTP 500 ${tag} `),
+      Buffer.from(`${new Date().toISOString()} ERROR openai chat completion failed: HTTP 500 ${tag} `),
       Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xe2, 0x82, 0xed, 0xa0, 0x80]),
       Buffer.from(` {"code":50000,"message":"bad `),
       Buffer.from([0xc0, 0xaf, 0xf8, 0x88]),
@@ -280,7 +246,7 @@ describe("tailed files with hostile content", () => {
 
   it("reads NUL bytes inside lines, and stores the failure they hold", async () => {
     const tag = uid("nul")
-    const bytes = Buffer.from(`2026-11-21T10:00:00Z ERROR openai\u0000chat failed: HTTP 500 ${tag} {"code":50000,"message":"nul\u0000inside"}\n\u0000\u0000\u0000\n`)
+    const bytes = Buffer.from(`${new Date().toISOString()} ERROR openai\u0000chat failed: HTTP 500 ${tag} {"code":50000,"message":"nul\u0000inside"}\n\u0000\u0000\u0000\n`)
     await abuse("NUL bytes", bytes, 2)
     const stored = (await allEvents(d)).filter((e) => typeof e.sample === "string" && e.sample.includes(tag))
     expect(stored).toHaveLength(1)
@@ -492,7 +458,7 @@ describe("webhook bodies that are hostile", () => {
 
   it("answers a raw record of 64 KB+ cleanly (202 with a reason, or stored)", async () => {
     const id = uid("raw64k")
-    const raw = `2026-11-21T10:00:00Z ERROR openai chat completion failed: HTTP 500 {"code":50000,"message":"Internal error"} trace=${"t".repeat(70_000)}`
+    const raw = `${new Date().toISOString()} ERROR openai chat completion failed: HTTP 500 {"code":50000,"message":"Internal error"} trace=${"t".repeat(70_000)}`
     const res = expectCleanIngestAnswer(await post(JSON.stringify([{ id, raw }, { id: uid("ok"), status: 500, message: "x" }])), "64 KB+ raw")
     expect(res.accepted + res.rejected.length).toBe(2)
     await expectServing(d, "64 KB+ raw")
@@ -501,7 +467,7 @@ describe("webhook bodies that are hostile", () => {
   // Product bug (see the report): the webhook refuses what the tailer cuts and stores.
   it("cuts a raw record of 64 KB+ and stores it, as the tailer does", async () => {
     const id = uid("raw64k-stored")
-    const raw = `2026-11-21T10:00:00Z ERROR openai chat completion failed: HTTP 500 {"code":50000,"message":"Internal error"} trace=${"t".repeat(70_000)}`
+    const raw = `${new Date().toISOString()} ERROR openai chat completion failed: HTTP 500 {"code":50000,"message":"Internal error"} trace=${"t".repeat(70_000)}`
     const res = expectCleanIngestAnswer(await post(JSON.stringify({ id, raw })), "64 KB+ raw")
     expect(res.accepted).toBe(1)
     const e = await storedById(id)

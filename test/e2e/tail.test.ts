@@ -11,11 +11,14 @@ import { startDaemon, tempDir, waitFor, type Daemon } from "../support/daemon.js
 
 let seq = 0
 /** A failure line whose request id (`req-7f3a-<id>`, shaped like real ones) identifies it. */
-const failureLine = (id: string): string =>
-  seq++ % 2 === 0
-    ? `2026-11-21 10:00:${String(seq % 60).padStart(2, "0")},123 ERROR chat.client - request_id=req-7f3a-${id} HTTP 429 {"code":50603,"message":"Request was rejected due to rate limiting. Details: TPM limit reached.","data":null}`
-    : JSON.stringify({ level: 50, time: 1763719200000 + seq, msg: "upstream call failed", requestId: `req-7f3a-${id}`, status: 503, body: { code: 50508, message: "System is too busy now. Please try again later.", data: null }, model: "Qwen/Qwen2.5-7B-Instruct" })
-const ordinaryLine = (i: number) => `2026-11-21 10:00:00,000 INFO http - GET /api/items/${i} 200 3ms`
+const failureLine = (id: string): string => {
+  // an hour ago: inside every window and well within the daemon's 30-day retention
+  const t = Date.now() - 3_600_000 + seq
+  return seq++ % 2 === 0
+    ? `${new Date(t).toISOString().replace("T", " ").replace(".", ",").slice(0, 23)} ERROR chat.client - request_id=req-7f3a-${id} HTTP 429 {"code":50603,"message":"Request was rejected due to rate limiting. Details: TPM limit reached.","data":null}`
+    : JSON.stringify({ level: 50, time: t, msg: "upstream call failed", requestId: `req-7f3a-${id}`, status: 503, body: { code: 50508, message: "System is too busy now. Please try again later.", data: null }, model: "Qwen/Qwen2.5-7B-Instruct" })
+}
+const ordinaryLine = (i: number) => `${new Date().toISOString().replace("T", " ").replace(".", ",").slice(0, 23)} INFO http - GET /api/items/${i} 200 3ms`
 
 /** Every stored event's requestId, walking all pages. */
 const storedIds = async (d: Daemon): Promise<string[]> => {
