@@ -113,7 +113,7 @@ export const ingestHandler = (opts: IngestOptions) =>
       })
     }
     const committed = yield* opts.intake
-      .commit([{ source: "webhook", events: out.events, linesRead: out.events.length + out.ignored, ignored: out.ignored, checkpoint: null }])
+      .commit({ source: "webhook", events: out.events, linesRead: out.events.length + out.ignored, ignored: out.ignored, checkpoint: null })
       .pipe(Effect.mapError((e) => new HttpFailure({ status: 503, code: "not_ready", message: `the database is unavailable, retry later: ${e.message}`, headers: { "retry-after": "5" } })))
     opts.metrics.webhookRequests.inc({ outcome: "accepted" })
     const summary: IngestSummary = {

@@ -21,7 +21,7 @@ import type { CommitResult, IngestBatch } from "./Batch.js"
 export class StoreUnavailable extends Data.TaggedError("StoreUnavailable")<{ readonly message: string }> {}
 
 export interface IntakeApi {
-  readonly commit: (batches: ReadonlyArray<IngestBatch>) => Effect.Effect<CommitResult, StoreUnavailable>
+  readonly commit: (batch: IngestBatch) => Effect.Effect<CommitResult, StoreUnavailable>
   readonly commitRetrying: (batch: IngestBatch) => Effect.Effect<void>
 }
 
@@ -33,7 +33,7 @@ export interface IntakeDeps {
 }
 
 interface Waiting {
-  readonly batches: ReadonlyArray<IngestBatch>
+  readonly batch: IngestBatch
   readonly done: Deferred.Deferred<CommitResult, StoreUnavailable>
 }
 
@@ -47,7 +47,7 @@ export class Intake extends Context.Tag("faultline/Intake")<Intake, IntakeApi>()
     Effect.gen(function* () {
       const queue = yield* Queue.bounded<Waiting>(1024)
       yield* Effect.addFinalizer(() => Queue.shutdown(queue))
-      const groupTx = deps.db.transaction((group: ReadonlyArray<Waiting>) => group.map((w) => deps.store.commit(w.batches)))
+      const groupTx = deps.db.transaction((group: ReadonlyArray<Waiting>) => group.map((w) => deps.store.commit([w.batch])))
 
       /** One transaction for the group; if it fails, each member alone, so one bad batch fails only itself. */
       const commitGroup = (group: ReadonlyArray<Waiting>): Array<CommitResult | StoreUnavailable> => {
@@ -57,7 +57,7 @@ export class Intake extends Context.Tag("faultline/Intake")<Intake, IntakeApi>()
           if (group.length === 1) return [unavailable(e)]
           return group.map((w) => {
             try {
-              return deps.store.commit(w.batches)
+              return deps.store.commit([w.batch])
             } catch (e1) {
               return unavailable(e1)
             }
@@ -74,10 +74,7 @@ export class Intake extends Context.Tag("faultline/Intake")<Intake, IntakeApi>()
         for (const [i, w] of group.entries()) {
           const r = results[i]!
           if (r instanceof StoreUnavailable) continue
-          const mine = w.batches.length === 1 ? r.inserted : null
-          for (const b of w.batches) {
-            deps.metrics.recordBatch(b.source, b.linesRead, b.ignored, mine ?? r.inserted.filter((e) => b.events.includes(e)))
-          }
+          deps.metrics.recordBatch(w.batch.source, w.batch.linesRead, w.batch.ignored, r.inserted)
           for (const e of r.inserted) inserted.push(e)
         }
         if (inserted.length > 0) {
@@ -90,24 +87,23 @@ export class Intake extends Context.Tag("faultline/Intake")<Intake, IntakeApi>()
       })
       yield* writer.pipe(Effect.forever, Effect.forkScoped)
 
-      const commit = (batches: ReadonlyArray<IngestBatch>): Effect.Effect<CommitResult, StoreUnavailable> =>
+      const commit = (batch: IngestBatch): Effect.Effect<CommitResult, StoreUnavailable> =>
         Effect.gen(function* () {
           const done = yield* Deferred.make<CommitResult, StoreUnavailable>()
-          yield* Queue.offer(queue, { batches, done })
+          yield* Queue.offer(queue, { batch, done })
           return yield* Deferred.await(done)
         }).pipe(Effect.tapError(() => Effect.sync(() => deps.metrics.ingestErrors.inc({ reason: "store_unavailable" }))))
-      const sourceOf = (batches: ReadonlyArray<IngestBatch>) => [...new Set(batches.map((b) => b.source))].join(",")
       // 100 ms doubling, capped at 5 s between tries; forever: the tailer waits for the disk
       const retry = Schedule.exponential(Duration.millis(100), 2).pipe(Schedule.either(Schedule.spaced(Duration.seconds(5))))
       return {
-        commit: (batches) =>
-          commit(batches).pipe(
+        commit: (batch) =>
+          commit(batch).pipe(
             Effect.tapError((e) =>
-              Effect.logWarning("could not commit a batch; the sender is told to retry", { source: sourceOf(batches), error: e.message })
+              Effect.logWarning("could not commit a batch; the sender is told to retry", { source: batch.source, error: e.message })
             )
           ),
         commitRetrying: (batch) =>
-          commit([batch]).pipe(
+          commit(batch).pipe(
             Effect.tapError((e) => Effect.logWarning("could not commit a batch; will retry", { source: batch.source, error: e.message })),
             Effect.retry(retry),
             Effect.asVoid,

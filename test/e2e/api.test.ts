@@ -7,29 +7,13 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cliPath, type Daemon, freePort, startDaemon, tempDir, waitFor } from "../support/daemon.js"
+import { answer, type Answer } from "../support/http.js"
 
 // ---------------------------------------------------------------------------------------------
 // local helpers
 
 const HOUR = 3_600_000
 
-interface Answer {
-  readonly status: number
-  readonly headers: Headers
-  readonly text: string
-  readonly body: any
-}
-
-const answer = async (r: Response): Promise<Answer> => {
-  const text = await r.text()
-  let body: unknown = null
-  try {
-    body = JSON.parse(text)
-  } catch {
-    body = null
-  }
-  return { status: r.status, headers: r.headers, text, body }
-}
 
 const get = async (d: Daemon, p: string, init: RequestInit & { token?: string } = {}): Promise<Answer> => answer(await d.fetch(p, init))
 

@@ -5,31 +5,14 @@
  */
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Daemon, repoRoot, startDaemon } from "../support/daemon.js"
+import { answer, type Answer, rawExchange } from "../support/http.js"
 
 // ---------------------------------------------------------------------------------------------
 // local helpers
 
-interface Answer {
-  readonly status: number
-  readonly headers: Headers
-  readonly text: string
-  readonly body: any
-}
-
-const answer = async (r: Response): Promise<Answer> => {
-  const text = await r.text()
-  let body: unknown = null
-  try {
-    body = JSON.parse(text)
-  } catch {
-    body = null
-  }
-  return { status: r.status, headers: r.headers, text, body }
-}
 
 /** POST /v1/events with a JSON (or NDJSON, or raw) body; `contentType: null` sends none. */
 const post = async (
@@ -74,41 +57,10 @@ const idsOf = async (d: Daemon): Promise<Set<string>> => new Set((await allEvent
  * One POST /v1/events written whole on a raw socket (`headers` are extra header lines); resolves
  * with the status and body of the answer, even if the daemon resets the connection after it.
  */
-const rawHttp = (port: number, headers: ReadonlyArray<string>, body: Buffer): Promise<{ status: number; body: string }> =>
-  new Promise((resolve, reject) => {
-    const sock = net.connect(port, "127.0.0.1")
-    let received = Buffer.alloc(0)
-    let settled = false
-    const settle = (f: () => void) => {
-      if (settled) return
-      settled = true
-      sock.destroy()
-      f()
-    }
-    const tryParse = (final: boolean) => {
-      const text = received.toString("latin1")
-      const end = text.indexOf("\r\n\r\n")
-      const m = /^HTTP\/1\.1 (\d{3}) /.exec(text)
-      if (end === -1 || m === null) {
-        if (final) settle(() => reject(new Error(`no HTTP answer on the socket (got ${JSON.stringify(text.slice(0, 200))})`)))
-        return
-      }
-      const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end))
-      const payload = received.subarray(end + 4)
-      if (final || (length !== null && payload.length >= Number(length[1]))) {
-        settle(() => resolve({ status: Number(m[1]), body: payload.subarray(0, length === null ? payload.length : Number(length[1])).toString("utf8") }))
-      }
-    }
-    sock.on("data", (c: Buffer) => {
-      received = Buffer.concat([received, c])
-      tryParse(false)
-    })
-    sock.on("error", () => tryParse(true))
-    sock.on("close", () => tryParse(true))
-    sock.setTimeout(15_000, () => settle(() => reject(new Error("no answer within 15 s"))))
-    const head = [`POST /v1/events HTTP/1.1`, `Host: 127.0.0.1:${port}`, "Content-Type: application/json", ...headers, "", ""].join("\r\n")
-    sock.write(Buffer.concat([Buffer.from(head), body]))
-  })
+const rawHttp = (port: number, headers: ReadonlyArray<string>, body: Buffer): Promise<{ status: number; body: string }> => {
+  const head = [`POST /v1/events HTTP/1.1`, `Host: 127.0.0.1:${port}`, "Content-Type: application/json", ...headers, "", ""].join("\r\n")
+  return rawExchange(port, Buffer.concat([Buffer.from(head), body]))
+}
 
 /** Resolves once the daemon's stdout and stderr pipes have ended (after it exited). */
 const drained = (d: Daemon): Promise<unknown> =>
