@@ -78,6 +78,20 @@ const io = <A>(op: string, file: string, f: () => Promise<A>): Effect.Effect<A, 
     }
   })
 
+/**
+ * A read of a local file that is already in the page cache takes microseconds: done
+ * synchronously, it saves a round trip through libuv's thread pool per chunk, which left the
+ * reading fiber idle about a fifth of the time on a backlog.
+ */
+const ioSync = <A>(op: string, file: string, f: () => A): Effect.Effect<A, TailIoError> =>
+  Effect.try({
+    try: f,
+    catch: (e) => {
+      const err = e as NodeJS.ErrnoException
+      return new TailIoError({ op, path: file, code: err?.code ?? "EUNKNOWN", message: err?.message ?? String(e) })
+    }
+  })
+
 const CHUNK = 64 * 1024
 const RECHECK_MS = 50
 const RETRY_MS = 1000
@@ -109,7 +123,7 @@ const readBatch = (fh: FileHandle, file: string, reader: RecordReader, maxLines:
       const splitter = reader.splitter
       const { buffer, at, length } = splitter.prepare()
       const position = splitter.readOffset
-      const { bytesRead } = yield* io("read", file, () => fh.read(buffer, at, length, position))
+      const bytesRead = yield* ioSync("read", file, () => fs.readSync(fh.fd, buffer, at, length, position))
       if (bytesRead === 0) return { more: false, gotData }
       splitter.commit(bytesRead)
       gotData = true
