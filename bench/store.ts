@@ -17,14 +17,8 @@ import type { Category, FailureEvent, RateLimitKind, Severity } from "../src/cla
 import type { IngestBatch } from "../src/sources/Batch.js"
 import { openDatabase } from "../src/store/Database.js"
 import { EventStore } from "../src/store/EventStore.js"
+import type { BenchResult } from "./common.js"
 
-export interface BenchResult {
-  name: string
-  value: number
-  unit: string
-  baseline?: number
-  ratio?: number
-}
 
 const HOUR = 3_600_000
 const DAY = 86_400_000
