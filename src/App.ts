@@ -41,11 +41,10 @@ export interface AppOptions {
 const IntakeLive = Layer.scoped(
   Intake,
   Effect.gen(function* () {
-    const { db } = yield* Database
     const store = yield* EventStoreService
     const alerts = yield* AlertEngine
     const metrics = yield* MetricsService
-    return yield* Intake.make({ db, store, metrics, observe: alerts.observe })
+    return yield* Intake.make({ store, metrics, observe: alerts.observe })
   })
 )
 

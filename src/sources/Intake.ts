@@ -11,7 +11,6 @@
  * database is retried with backoff and a log line, never skipped. Sources that can answer a
  * client (the webhook) use `commit` and turn a failure into 503.
  */
-import type BetterSqlite3 from "better-sqlite3"
 import { Context, Data, Deferred, Duration, Effect, Layer, Queue, Schedule, type Scope } from "effect"
 import type { FailureEvent } from "../classify/Event.js"
 import type { Metrics } from "../observe/metrics.js"
@@ -26,7 +25,6 @@ export interface IntakeApi {
 }
 
 export interface IntakeDeps {
-  readonly db: BetterSqlite3.Database
   readonly store: EventStore
   readonly metrics: Metrics
   readonly observe: (events: ReadonlyArray<FailureEvent>) => Effect.Effect<void>
@@ -47,12 +45,24 @@ export class Intake extends Context.Tag("faultline/Intake")<Intake, IntakeApi>()
     Effect.gen(function* () {
       const queue = yield* Queue.bounded<Waiting>(1024)
       yield* Effect.addFinalizer(() => Queue.shutdown(queue))
-      const groupTx = deps.db.transaction((group: ReadonlyArray<Waiting>) => group.map((w) => deps.store.commit([w.batch])))
+      /**
+       * One store commit for the whole group, so the store aggregates the report series and
+       * incidents over all of it (fifty events of one fingerprint: one upsert, not fifty);
+       * each waiting sender then gets its own share of the result.
+       */
+      const groupCommit = (group: ReadonlyArray<Waiting>): Array<CommitResult> => {
+        if (group.length === 1) return [deps.store.commit([group[0]!.batch])]
+        const inserted = new Set(deps.store.commit(group.map((w) => w.batch)).inserted)
+        return group.map((w) => {
+          const mine = w.batch.events.filter((e) => inserted.has(e))
+          return { inserted: mine, duplicates: w.batch.events.length - mine.length }
+        })
+      }
 
       /** One transaction for the group; if it fails, each member alone, so one bad batch fails only itself. */
       const commitGroup = (group: ReadonlyArray<Waiting>): Array<CommitResult | StoreUnavailable> => {
         try {
-          return groupTx(group)
+          return groupCommit(group)
         } catch (e) {
           if (group.length === 1) return [unavailable(e)]
           return group.map((w) => {
