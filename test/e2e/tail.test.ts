@@ -213,6 +213,7 @@ describe("model-based: random appends, rotations, truncations and crashes", () =
         let pending = "" // a partial line written but not finished
         let n = 0
         let rotations = 0
+        let filesAtPath = 1 // distinct files (inodes) that have stood at logs/app.log
         for (const o of ops) {
           if (o.op === "append") {
             let text = pending
@@ -232,8 +233,17 @@ describe("model-based: random appends, rotations, truncations and crashes", () =
             fs.appendFileSync(log, text)
           } else if (o.op === "rotate") {
             if (pending) fs.appendFileSync(log, pending), (pending = "")
+            // logrotate renames a file the tailer has been following for a while: wait until it
+            // has opened the current one (its checkpoint exists), not until it read it all. A
+            // file renamed away milliseconds after it was created, before anything saw it, is
+            // out of reach of any tailer (no glob names it any more).
+            await waitFor("the tailer to have opened the current file", async () => {
+              const r = await d.json("/v1/report?since=3650d")
+              return r.ingest.sources.filter((x: { source: string }) => x.source === `file:${log}`).length >= filesAtPath || undefined
+            })
             fs.renameSync(log, path.join(dir, `logs/app.log.${++rotations}`))
             fs.writeFileSync(log, "")
+            filesAtPath++
           } else if (o.op === "truncate") {
             // copytruncate: what was written is kept by the copy; wait for it to be read first,
             // as logrotate's copy would (the contract: truncation is read again from the start)
