@@ -8,6 +8,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Daemon tests start real processes and servers; two cores are shared.
     pool: "forks",
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } }
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    reporters: ["default", "./test/summary-reporter.ts"]
   }
 })
