@@ -6,56 +6,18 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { config, event, freePort, harness, outboxRows, tempDb, tempDir, waitFor } from "./helpers.js"
+import { config, event, harness, outboxRows, tempDb, waitFor } from "./helpers.js"
+import { AM_BIN, type AmAlert, amSkip, startAlertmanager } from "../support/alertmanager.js"
 
-const AM_BIN = "/usr/bin/prometheus-alertmanager"
-const present = fs.existsSync(AM_BIN)
-if (!present && !process.env.CI) {
-  console.warn(`alertmanager.test.ts: skipped: ${AM_BIN} is missing (apt-get install -y prometheus-alertmanager)`)
-}
+if (amSkip) console.warn(`alertmanager.test.ts: skipped: ${AM_BIN} is missing (apt-get install -y prometheus-alertmanager)`)
 
-interface AmAlert {
-  readonly labels: Record<string, string>
-  readonly annotations: Record<string, string>
-  readonly startsAt: string
-  readonly endsAt: string
-  readonly generatorURL: string
-  readonly status: { readonly state: string }
-}
-
-/** Starts Alertmanager for the test's scope (killed by its pid at the end). */
+/** Starts Alertmanager for the test's scope (stopped at the end). */
 const alertmanager = Effect.acquireRelease(
-  Effect.gen(function* () {
-    if (!present) return yield* Effect.die(new Error(`${AM_BIN} is missing: apt-get install -y prometheus-alertmanager`))
-    const dir = tempDir()
-    const file = path.join(dir, "am.yml")
-    fs.writeFileSync(file, ['route:', '  receiver: "null"', "  group_wait: 1s", "receivers:", '  - name: "null"', ""].join("\n"))
-    const port = yield* Effect.promise(() => freePort())
-    const child = spawn(AM_BIN, [`--config.file=${file}`, `--storage.path=${path.join(dir, "data")}`, `--web.listen-address=127.0.0.1:${port}`, "--cluster.listen-address="], {
-      stdio: ["ignore", "ignore", "pipe"]
-    })
-    let log = ""
-    child.stderr.on("data", (c: Buffer) => (log = (log + c.toString()).slice(-4000)))
-    const url = `http://127.0.0.1:${port}`
-    yield* Effect.promise(async () => {
-      const deadline = Date.now() + 20_000
-      for (;;) {
-        if (child.exitCode !== null) throw new Error(`alertmanager exited (${child.exitCode}): ${log}`)
-        const ok = await fetch(`${url}/-/ready`).then((r) => r.ok, () => false)
-        if (ok) return
-        if (Date.now() > deadline) throw new Error(`alertmanager did not become ready: ${log}`)
-        await new Promise((r) => setTimeout(r, 50))
-      }
-    })
-    return { url, child }
-  }),
-  ({ child }) => Effect.sync(() => child.exitCode === null && child.kill("SIGTERM"))
+  Effect.promise(() => startAlertmanager()),
+  (am) => Effect.sync(() => am.stop())
 )
 
-describe.skipIf(!present && !process.env.CI)("Prometheus Alertmanager receiver", () => {
+describe.skipIf(amSkip)("Prometheus Alertmanager receiver", () => {
   it.scopedLive("our alert appears in Alertmanager with our labels, and is resolved there after we resolve it", () =>
     Effect.gen(function* () {
       const am = yield* alertmanager

@@ -7,12 +7,13 @@
  * The daemon evaluates its rules every 5 s (not configurable from outside), so resolutions are
  * waited for with generous bounds, with `window` and `resolveAfter` overridden to seconds.
  */
-import { spawn, type ChildProcess } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { createHmac } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { type Daemon, freePort, startDaemon, tempDir, waitFor } from "../support/daemon.js"
+import { type Daemon, startDaemon, tempDir, waitFor } from "../support/daemon.js"
+import { AM_BIN, type AmAlert, amSkip, startAlertmanager } from "../support/alertmanager.js"
 import { type Received, type Receiver, startReceiver } from "../support/receiver.js"
 
 const SECRET = "s3cret"
@@ -508,44 +509,18 @@ describe("alerting through the daemon", { timeout: 150_000 }, () => {
 // ---------------------------------------------------------------------------------------------
 // the real Prometheus Alertmanager
 
-const AM_BIN = "/usr/bin/prometheus-alertmanager"
-const amPresent = fs.existsSync(AM_BIN)
-const amSkip = !amPresent && !process.env.CI
 if (amSkip) console.warn(`alerting.test.ts: Alertmanager test skipped: ${AM_BIN} is missing (apt-get install -y prometheus-alertmanager); under CI this fails instead`)
 
-interface AmAlert {
-  readonly labels: Record<string, string>
-  readonly annotations: Record<string, string>
-  readonly startsAt: string
-  readonly endsAt: string
-  readonly generatorURL: string
-  readonly status: { readonly state: string }
-}
-
-/** Alertmanager with a single null receiver, no clustering, on a free loopback port. */
-const startAlertmanager = async (): Promise<string> => {
-  if (!amPresent) throw new Error(`${AM_BIN} is missing: apt-get install -y prometheus-alertmanager`)
-  const dir = tempDir("faultline-am-")
-  const file = path.join(dir, "am.yml")
-  fs.writeFileSync(file, ["route:", '  receiver: "null"', "  group_wait: 1s", "receivers:", '  - name: "null"', ""].join("\n"))
-  const port = await freePort()
-  const child = spawn(AM_BIN, [`--config.file=${file}`, `--storage.path=${path.join(dir, "data")}`, `--web.listen-address=127.0.0.1:${port}`, "--cluster.listen-address="], {
-    stdio: ["ignore", "ignore", "pipe"]
-  })
-  children.push(child)
-  let log = ""
-  child.stderr!.on("data", (c: Buffer) => (log = (log + c.toString()).slice(-4000)))
-  const url = `http://127.0.0.1:${port}`
-  await waitFor(`alertmanager ready on ${url}`, async () => {
-    if (child.exitCode !== null) throw new Error(`alertmanager exited (${child.exitCode}): ${log}`)
-    return (await fetch(`${url}/-/ready`).catch(() => null))?.ok === true
-  }, 30_000)
-  return url
+/** Alertmanager on a free loopback port, stopped with the test's other children. */
+const startAm = async (): Promise<string> => {
+  const am = await startAlertmanager()
+  children.push(am.child)
+  return am.url
 }
 
 describe.skipIf(amSkip)("alerting to a real Prometheus Alertmanager", { timeout: 150_000 }, () => {
   it("shows the daemon's alerts in GET /api/v2/alerts with our labels and annotations", async () => {
-    const am = await startAlertmanager()
+    const am = await startAm()
     const hook = await receiver()
     const dir = newDir()
     const d = await daemon(
