@@ -20,7 +20,7 @@ import { completeReport } from "./alert/summary.js"
 import { type Config, secretValue } from "./config/Config.js"
 import { parseDuration } from "./config/duration.js"
 import { alertRoutes } from "./http/alertRoutes.js"
-import { ingestHandler } from "./http/ingestRoute.js"
+import { makeIngestHandler } from "./http/ingestRoute.js"
 import { pageWindows, renderPage } from "./http/page.js"
 import { readRoutes } from "./http/readRoutes.js"
 import { baseRoutes, serverLayer } from "./http/Server.js"
@@ -132,16 +132,6 @@ const HttpLive = (config: Config) =>
 
       const router = HttpRouter.empty.pipe(
         HttpRouter.concat(baseRoutes({ metrics, ready: () => db.open })),
-        HttpRouter.post(
-          "/v1/events",
-          ingestHandler({
-            tokens: [apiToken, ingestToken].filter((t): t is string => t !== null),
-            hmacSecret: secretValue(config.http.ingestHmacSecret),
-            maxBodyBytes: config.http.maxBodyBytes,
-            intake,
-            metrics
-          })
-        ),
         HttpRouter.concat(readRoutes({ store, completeReport: complete })),
         HttpRouter.concat(alertRoutes),
         HttpRouter.get("/", page)
@@ -155,7 +145,18 @@ const HttpLive = (config: Config) =>
           Effect.annotateLogs({ listen: address, tail: config.tail.map((t) => t.path), database: path.resolve(config.database.path) })
         )
       })
-      return serverLayer(router, { host: config.http.host, port: config.http.port, apiToken }, banner)
+      const ingest = makeIngestHandler(
+        {
+          tokens: [apiToken, ingestToken].filter((t): t is string => t !== null),
+          hmacSecret: secretValue(config.http.ingestHmacSecret),
+          maxBodyBytes: config.http.maxBodyBytes,
+          intake,
+          metrics
+        },
+        yield* Effect.runtime<never>()
+      )
+      const fast = [{ method: "POST", path: "/v1/events", handle: ingest }]
+      return serverLayer(router, { host: config.http.host, port: config.http.port, apiToken }, banner, fast)
     })
   )
 

@@ -94,8 +94,49 @@ export const baseRoutes = (opts: BaseRouteOptions) =>
     HttpRouter.get("/openapi.json", Effect.sync(() => json(openApiDocument)))
   )
 
+/** A plain node:http handler for one method and path, served ahead of the Effect router. */
+export interface FastRoute {
+  readonly method: string
+  readonly path: string
+  readonly handle: (req: http.IncomingMessage, res: http.ServerResponse) => void
+}
+
+/**
+ * node:http's server, with `fast` routes answered before the request reaches the Effect
+ * handler (which platform-node attaches as the "request" listener).
+ */
+class FastRouteServer extends http.Server {
+  constructor(
+    options: http.ServerOptions,
+    private readonly fast: ReadonlyArray<FastRoute>
+  ) {
+    super(options)
+  }
+
+  override emit(event: string | symbol, ...args: Array<unknown>): boolean {
+    if (event === "request" && this.fast.length > 0) {
+      const req = args[0] as http.IncomingMessage
+      const url = req.url ?? ""
+      const q = url.indexOf("?")
+      const path = q === -1 ? url : url.slice(0, q)
+      for (const route of this.fast) {
+        if (route.method === req.method && route.path === path) {
+          route.handle(req, args[1] as http.ServerResponse)
+          return true
+        }
+      }
+    }
+    return (super.emit as (event: string | symbol, ...args: Array<unknown>) => boolean).call(this, event, ...args)
+  }
+}
+
 /** Serve a router on host:port with faultline's middleware; `onListening` runs once it listens. */
-export const serverLayer = <E, R, R2>(router: HttpRouter.HttpRouter<E, R>, opts: ServerOptions, onListening: Effect.Effect<void, never, R2>) =>
+export const serverLayer = <E, R, R2>(
+  router: HttpRouter.HttpRouter<E, R>,
+  opts: ServerOptions,
+  onListening: Effect.Effect<void, never, R2>,
+  fast: ReadonlyArray<FastRoute> = []
+) =>
   Layer.mergeAll(
     router.pipe(withErrors, withAuth(opts.apiToken), HttpServer.serve(), HttpMiddleware.withTracerDisabledWhen(() => true)),
     Layer.effectDiscard(onListening)
@@ -103,7 +144,7 @@ export const serverLayer = <E, R, R2>(router: HttpRouter.HttpRouter<E, R>, opts:
     Layer.provide(
       NodeHttpServer.layer(
         () => {
-          const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 })
+          const server = new FastRouteServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, fast)
           server.maxHeadersCount = 100
           // requests Node refuses before any route sees them still get faultline's JSON error
           server.on("clientError", (err: NodeJS.ErrnoException, socket) => {

@@ -3,16 +3,15 @@
  * then each record is decoded, parsed and classified; the accepted ones are committed in one
  * transaction. A bad record is rejected with its index and reason; the others are kept.
  */
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Effect, Either } from "effect"
+import { Effect, Either, Runtime } from "effect"
+import type * as http from "node:http"
 import type { FailureEvent } from "../classify/Event.js"
 import { classify } from "../classify/classify.js"
 import { parseStructured } from "../parse/parse.js"
 import { redact } from "../parse/redact.js"
 import type { Metrics } from "../observe/metrics.js"
 import { makeEvent } from "../sources/pipeline.js"
-import type { IntakeApi } from "../sources/Intake.js"
+import { type IntakeApi, StoreUnavailable } from "../sources/Intake.js"
 import { bodyFormatOf, checkRecord, decodeBody, shipperTime } from "../sources/webhook/decode.js"
 import { checkTokens, verifyHmac } from "./auth.js"
 import { readBody } from "./body.js"
@@ -69,58 +68,79 @@ export const eventsOfBody = (
   return { events, ignored, rejected }
 }
 
-export const ingestHandler = (opts: IngestOptions) =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const verdict = checkTokens(opts.tokens, request.headers["authorization"], false)
+/**
+ * The ingest route as a plain node:http handler, in front of the Effect router (Server.ts):
+ * it is the one hot route, and the Effect request pipeline (a fiber, the router, middleware,
+ * the response encoder) cost more than everything faultline does with an event — see README,
+ * "Why POST /v1/events bypasses the Effect router". Answers are the same as any route's:
+ * JSON, errors as `{"error": {...}}`.
+ */
+export const makeIngestHandler = (opts: IngestOptions, runtime: Runtime.Runtime<never>) => {
+  const log = Runtime.runFork(runtime)
+  const fail = (res: http.ServerResponse, f: HttpFailure, outcome: string | null) => {
+    if (outcome !== null) opts.metrics.webhookRequests.inc({ outcome })
+    send(res, f.status, { error: { code: f.code, message: f.message }, ...f.extra }, f.headers)
+  }
+
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    const verdict = checkTokens(opts.tokens, req.headers["authorization"], false)
     if (verdict !== "ok") {
-      opts.metrics.webhookRequests.inc({ outcome: "unauthorized" })
-      return yield* new HttpFailure({
-        status: 401,
-        code: "unauthorized",
-        message: verdict === "missing" ? "send Authorization: Bearer <token>" : "the token is not valid"
-      })
+      req.resume()
+      const message = verdict === "missing" ? "send Authorization: Bearer <token>" : "the token is not valid"
+      return fail(res, new HttpFailure({ status: 401, code: "unauthorized", message }), "unauthorized")
     }
-    const format = bodyFormatOf(request.headers["content-type"])
+    const format = bodyFormatOf(req.headers["content-type"])
     if (format === null) {
-      opts.metrics.webhookRequests.inc({ outcome: "unsupported_media_type" })
-      return yield* new HttpFailure({
-        status: 415,
-        code: "unsupported_media_type",
-        message: `content type ${JSON.stringify(request.headers["content-type"] ?? "(none)")} is not readable: send application/json or application/x-ndjson`
-      })
+      req.resume()
+      const message = `content type ${JSON.stringify(req.headers["content-type"] ?? "(none)")} is not readable: send application/json or application/x-ndjson`
+      return fail(res, new HttpFailure({ status: 415, code: "unsupported_media_type", message }), "unsupported_media_type")
     }
-    const raw = yield* readBody(NodeHttpServerRequest.toIncomingMessage(request), opts.maxBodyBytes)
-    if (opts.hmacSecret !== null) {
-      const check = verifyHmac(opts.hmacSecret, request.headers["x-faultline-timestamp"], request.headers["x-faultline-signature"], raw, Math.floor(Date.now() / 1000))
-      if (!check.ok) {
-        opts.metrics.webhookRequests.inc({ outcome: "bad_signature" })
-        return yield* new HttpFailure({ status: 401, code: "unauthorized", message: check.reason })
+    readBody(req, opts.maxBodyBytes, (raw) => {
+      if (raw instanceof HttpFailure) return fail(res, raw, null)
+      if (opts.hmacSecret !== null) {
+        const check = verifyHmac(opts.hmacSecret, header(req, "x-faultline-timestamp"), header(req, "x-faultline-signature"), raw, Math.floor(Date.now() / 1000))
+        if (!check.ok) return fail(res, new HttpFailure({ status: 401, code: "unauthorized", message: check.reason }), "bad_signature")
       }
-    }
-    const out = eventsOfBody(format, raw.toString("utf8"), new Date().toISOString())
-    if (out instanceof HttpFailure) {
-      opts.metrics.webhookRequests.inc({ outcome: "bad_json" })
-      return yield* out
-    }
-    if (out.events.length === 0 && out.ignored === 0 && out.rejected.length > 0) {
-      opts.metrics.webhookRequests.inc({ outcome: "rejected" })
-      return yield* new HttpFailure({
-        status: 400,
-        code: "bad_request",
-        message: `no record could be read: ${out.rejected.slice(0, 3).map((r) => `[${r.index}] ${r.error}`).join("; ")}`,
-        extra: { accepted: 0, duplicates: 0, rejected: out.rejected }
+      const out = eventsOfBody(format, raw.toString("utf8"), new Date().toISOString())
+      if (out instanceof HttpFailure) return fail(res, out, "bad_json")
+      if (out.events.length === 0 && out.ignored === 0 && out.rejected.length > 0) {
+        const message = `no record could be read: ${out.rejected.slice(0, 3).map((r) => `[${r.index}] ${r.error}`).join("; ")}`
+        return fail(res, new HttpFailure({ status: 400, code: "bad_request", message, extra: { accepted: 0, duplicates: 0, rejected: out.rejected } }), "rejected")
+      }
+      const batch = { source: "webhook", events: out.events, linesRead: out.events.length + out.ignored, ignored: out.ignored, checkpoint: null }
+      const queued = opts.intake.submit(batch, (committed) => {
+        if (committed instanceof StoreUnavailable) {
+          log(Effect.logWarning("could not commit a batch; the sender is told to retry", { source: "webhook", error: committed.message }))
+          return fail(res, unavailable(`the database is unavailable, retry later: ${committed.message}`), null)
+        }
+        opts.metrics.webhookRequests.inc({ outcome: "accepted" })
+        const summary: IngestSummary = { accepted: committed.inserted.length, duplicates: committed.duplicates, ignored: out.ignored, rejected: out.rejected }
+        send(res, 202, summary)
       })
+      if (!queued) fail(res, unavailable("faultline is busy writing, retry later"), null)
+    })
+  }
+
+  return (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    try {
+      handle(req, res)
+    } catch (e) {
+      log(Effect.logError("request failed", e))
+      if (!res.headersSent) send(res, 500, { error: { code: "internal", message: "internal error" } })
     }
-    const committed = yield* opts.intake
-      .commit({ source: "webhook", events: out.events, linesRead: out.events.length + out.ignored, ignored: out.ignored, checkpoint: null })
-      .pipe(Effect.mapError((e) => new HttpFailure({ status: 503, code: "not_ready", message: `the database is unavailable, retry later: ${e.message}`, headers: { "retry-after": "5" } })))
-    opts.metrics.webhookRequests.inc({ outcome: "accepted" })
-    const summary: IngestSummary = {
-      accepted: committed.inserted.length,
-      duplicates: committed.duplicates,
-      ignored: out.ignored,
-      rejected: out.rejected
-    }
-    return json(summary, 202)
-  })
+  }
+}
+
+const unavailable = (message: string) => new HttpFailure({ status: 503, code: "not_ready", message, headers: { "retry-after": "5" } })
+
+const header = (req: http.IncomingMessage, name: string): string | undefined => {
+  const v = req.headers[name]
+  return Array.isArray(v) ? v[0] : v
+}
+
+const send = (res: http.ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void => {
+  if (res.headersSent || res.destroyed) return
+  const text = JSON.stringify(body)
+  res.writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(text) })
+  res.end(text)
+}

@@ -11,7 +11,7 @@
  * database is retried with backoff and a log line, never skipped. Sources that can answer a
  * client (the webhook) use `commit` and turn a failure into 503.
  */
-import { Context, Data, Deferred, Duration, Effect, Layer, Queue, Schedule, type Scope } from "effect"
+import { Context, Data, Deferred, Duration, Effect, Exit, Layer, Queue, Schedule, type Scope } from "effect"
 import type { FailureEvent } from "../classify/Event.js"
 import type { Metrics } from "../observe/metrics.js"
 import type { EventStore } from "../store/EventStore.js"
@@ -22,6 +22,12 @@ export class StoreUnavailable extends Data.TaggedError("StoreUnavailable")<{ rea
 export interface IntakeApi {
   readonly commit: (batch: IngestBatch) => Effect.Effect<CommitResult, StoreUnavailable>
   readonly commitRetrying: (batch: IngestBatch) => Effect.Effect<void>
+  /**
+   * The same door for a caller outside Effect (the ingest route's plain node:http handler):
+   * `done` is called once with the result. Returns false, without calling `done`, when the
+   * queue is full — the caller tells its client to retry.
+   */
+  readonly submit: (batch: IngestBatch, done: (result: CommitResult | StoreUnavailable) => void) => boolean
 }
 
 export interface IntakeDeps {
@@ -32,7 +38,7 @@ export interface IntakeDeps {
 
 interface Waiting {
   readonly batch: IngestBatch
-  readonly done: Deferred.Deferred<CommitResult, StoreUnavailable>
+  readonly done: (result: CommitResult | StoreUnavailable) => void
 }
 
 /** Most commit requests taken into one transaction. */
@@ -103,7 +109,12 @@ export class Intake extends Context.Tag("faultline/Intake")<Intake, IntakeApi>()
         }
         for (const [i, w] of group.entries()) {
           const r = results[i]!
-          yield* r instanceof StoreUnavailable ? Deferred.fail(w.done, r) : Deferred.succeed(w.done, r)
+          if (r instanceof StoreUnavailable) deps.metrics.ingestErrors.inc({ reason: "store_unavailable" })
+          try {
+            w.done(r)
+          } catch (e) {
+            yield* Effect.logError("a commit's sender failed on its answer", e)
+          }
         }
       })
       yield* writer.pipe(Effect.forever, Effect.forkScoped)
@@ -111,9 +122,11 @@ export class Intake extends Context.Tag("faultline/Intake")<Intake, IntakeApi>()
       const commit = (batch: IngestBatch): Effect.Effect<CommitResult, StoreUnavailable> =>
         Effect.gen(function* () {
           const done = yield* Deferred.make<CommitResult, StoreUnavailable>()
-          yield* Queue.offer(queue, { batch, done })
+          const answer = (r: CommitResult | StoreUnavailable) =>
+            Deferred.unsafeDone(done, r instanceof StoreUnavailable ? Exit.fail(r) : Exit.succeed(r))
+          yield* Queue.offer(queue, { batch, done: answer })
           return yield* Deferred.await(done)
-        }).pipe(Effect.tapError(() => Effect.sync(() => deps.metrics.ingestErrors.inc({ reason: "store_unavailable" }))))
+        })
       // 100 ms doubling, capped at 5 s between tries; forever: the tailer waits for the disk
       const retry = Schedule.exponential(Duration.millis(100), 2).pipe(Schedule.either(Schedule.spaced(Duration.seconds(5))))
       return {
@@ -129,7 +142,8 @@ export class Intake extends Context.Tag("faultline/Intake")<Intake, IntakeApi>()
             Effect.retry(retry),
             Effect.asVoid,
             Effect.orDie
-          )
+          ),
+        submit: (batch, done) => Queue.unsafeOffer(queue, { batch, done })
       }
     })
 

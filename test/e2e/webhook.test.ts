@@ -157,6 +157,28 @@ describe("POST /v1/events: structured records, arrays, NDJSON, idempotency", () 
     expect(Date.parse(e.occurredAt)).toBeLessThanOrEqual(t1 + 1000)
   })
 
+  it("serves POST /v1/events with a query string; other methods and paths near it are the router's", async () => {
+    // POST /v1/events is a plain node:http handler ahead of the Effect router: its edges
+    const id = uid("query")
+    const res = await answer(
+      await d.fetch("/v1/events?source=gateway", {
+        method: "POST",
+        body: JSON.stringify({ status: 503, body: { code: 50508, message: "System is too busy now. Please try again later.", data: null }, id }),
+        headers: { "content-type": "application/json" }
+      })
+    )
+    expect(res.status).toBe(202)
+    expect((await eventById(d, id)).category).toBe("overload")
+    const list = await d.fetch("/v1/events?limit=1")
+    expect(list.status).toBe(200)
+    expect(((await list.json()) as { events: unknown[] }).events).toHaveLength(1)
+    for (const [method, url] of [["POST", "/v1/events/"], ["PUT", "/v1/events"], ["POST", "/v1/eventsx"]] as const) {
+      const other = await answer(await d.fetch(url, { method, body: "{}", headers: { "content-type": "application/json" } }))
+      expect(other.status, `${method} ${url}`).toBe(404)
+      expect(other.body).toEqual({ error: { code: "not_found", message: expect.any(String) } })
+    }
+  })
+
   it("accepts a JSON array of several records, each classified on its own", async () => {
     const ids = [uid("arr"), uid("arr"), uid("arr"), uid("arr")]
     const occurredAt = new Date(Date.now() - 3_600_000).toISOString()
