@@ -18,6 +18,8 @@ export type IgnoreReason = (typeof ignoreReasons)[number]
 export interface ParseOptions {
   /** The record was cut by the assembler. */
   readonly truncated?: boolean
+  /** `hasFailureSignal(text)` was already found true (the tailer's scanner checks it). */
+  readonly prefiltered?: boolean
 }
 
 export const SAMPLE_MAX_BYTES = 4096
@@ -35,22 +37,36 @@ const IGNORED: Readonly<Record<IgnoreReason, ParseResult>> = Object.freeze({
 // ---------------------------------------------------------------------------------------------
 // Pre-filter
 
-/** Words that may announce a failure (case-insensitive, shaped as a trie for the regex engine). */
+/**
+ * Words that may announce a failure (case-insensitive, shaped as a trie for the regex engine).
+ * `processTicksAndRejections`, in nearly every Node.js stack trace, is not "reject".
+ */
 const SIGNAL_WORDS_RE =
-  /e(?:rr|xceed|xist|xhaust|conn|notfound|ai_again)|fail|forbidden|limit|denied|in(?:valid|sufficient)|re(?:fused|set|ject|al[- ]?name)|t(?:ime(?:out|dout|d out|-out)|oo many|ls\b)|una(?:vailable|uthori)|overload|b(?:usy|alance|ad gateway)|quota|credit|certificate|ssl|hang up|proxy|again|[错失异限超繁余实存拒额]/i
+  /e(?:rr|xceed|xist|xhaust|conn|notfound|ai_again)|fail|forbidden|limit|denied|in(?:valid|sufficient)|re(?:fused|set|ject(?!ions\b)|al[- ]?name)|t(?:ime(?:out|dout|d out|-out)|oo (?:many|large)|ls\b)|un(?:a(?:vailable|uthori)|reachable)|overload|b(?:usy|alance|ad gateway)|quota|credit|certificate|ssl|hang up|proxy|again|payment required/i
+/** The same for Chinese wordings: its own test, since a non-ASCII class under /i is slow. */
+const SIGNAL_CJK_RE = /[错失异限超繁余实存拒额]/
 const STATUS_DIGITS_RE = /[45]\d\d/g
+const SERVICE_CODE_RE = /code\\?["']?[ \t]*[:=][ \t]*\\?["']?\d{5}\b/
 
 /**
- * Cheap test run before any other work: a standalone 3-digit 4xx/5xx number or a failure word.
+ * Cheap test run before any other work: a 4xx/5xx number where the parser would read a status
+ * (after `status`, `code`, `HTTP`, `error`..., before a reason phrase or a body, at a line's
+ * start, after `HTTP/1.1`) or a failure word. A number in prose (`heap used 456 MB`, the
+ * milliseconds of `10:00:00,450`) is not a signal: the full parse would find no status there.
  * False positives only cost a full parse; false negatives lose failures, so it is generous.
  */
 export function hasFailureSignal(text: string): boolean {
   STATUS_DIGITS_RE.lastIndex = 0
   let m: RegExpExecArray | null
   while ((m = STATUS_DIGITS_RE.exec(text)) !== null) {
-    if (isStatusLikeNumber(text, m.index)) return true
+    const i = m.index
+    if (isStatusLikeNumber(text, i) && (leftKeyword(text, i, true) || rightReason(text, i + 3) || lineStartStatus(text, i) || afterHttpVersion(text, i))) {
+      return true
+    }
   }
-  return SIGNAL_WORDS_RE.test(text)
+  if (SIGNAL_WORDS_RE.test(text) || SIGNAL_CJK_RE.test(text)) return true
+  // the service's own body (`{"code": 20012, "message": ...}`) whatever its wording
+  return text.indexOf("code") !== -1 && SERVICE_CODE_RE.test(text)
 }
 
 /**
@@ -72,6 +88,17 @@ function isStatusLikeNumber(text: string, i: number): boolean {
     return key.indexOf("status") !== -1 || key.indexOf("code") !== -1
   }
   return true
+}
+
+/** `HTTP/1.1 503`, `HTTP/2 429`, `HTTP/1.1" 404` (an access log): what the status-line rules read. */
+function afterHttpVersion(text: string, i: number): boolean {
+  let j = i - 1
+  while (j >= 0 && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j--
+  if (j === i - 1) return false
+  if (text.charCodeAt(j) === 34) j--
+  if (!isDigit(text.charCodeAt(j))) return false
+  if (text.charCodeAt(j - 1) === 46 /* . */) j -= 2
+  return j >= 5 && text.startsWith("HTTP/", j - 5)
 }
 
 function isDigit(c: number): boolean {
@@ -163,7 +190,7 @@ function newDraft(): Draft {
 export function parseRecord(text: string, opts?: ParseOptions): ParseResult {
   try {
     if (firstNonSpace(text) === -1) return IGNORED.empty
-    if (!hasFailureSignal(text)) return IGNORED["no failure signal"]
+    if (opts?.prefiltered !== true && !hasFailureSignal(text)) return IGNORED["no failure signal"]
     const stripped = stripMessages(redact(text))
     const clean = stripped.text
     const d = newDraft()
@@ -736,19 +763,36 @@ function findStatus(s: string, skipFrom: number, skipTo: number): { status: numb
   return null
 }
 
-function leftKeyword(s: string, i: number): boolean {
+/**
+ * A status word right before the number at `i` (`HTTP 503`, `"status": 503`, `错误码：403`).
+ * `loose` (the pre-filter, which sees escaped JSON-in-JSON text) also skips backslashes.
+ */
+function leftKeyword(s: string, i: number, loose = false): boolean {
   let j = i - 1
   let skipped = 0
-  while (j >= 0 && skipped < 4 && LEFT_SKIP.has(s.charCodeAt(j))) {
+  const maxSkip = loose ? 8 : 4
+  while (j >= 0 && skipped < maxSkip && (LEFT_SKIP.has(s.charCodeAt(j)) || (loose && s.charCodeAt(j) === 92))) {
     j--
     skipped++
   }
   const end = j + 1
-  while (j >= 0 && end - j <= 24 && isWordOrCjk(s.charCodeAt(j))) j--
-  if (end - (j + 1) < 2) return false
-  const word = s.slice(j + 1, end).toLowerCase()
-  for (const k of LEFT_KEYWORDS) if (word.endsWith(k)) return true
+  if (end < 2 || !isWordOrCjk(s.charCodeAt(j)) || !isWordOrCjk(s.charCodeAt(j - 1))) return false
+  // the word ends with a keyword (ASCII case-insensitively), compared in place: this runs for
+  // every standalone 3-digit number of every record the pre-filter sees
+  for (const k of LEFT_KEYWORDS) if (endsWithFolded(s, end, k)) return true
   return false
+}
+
+/** `s.slice(0, end)` ends with `lower` (all lower-case), ASCII letters compared case-insensitively. */
+function endsWithFolded(s: string, end: number, lower: string): boolean {
+  const n = lower.length
+  if (end < n) return false
+  for (let i = 1; i <= n; i++) {
+    const c = s.charCodeAt(end - i)
+    const k = lower.charCodeAt(n - i)
+    if (c !== k && !(c >= 65 && c <= 90 && (c | 32) === k)) return false
+  }
+  return true
 }
 
 function rightReason(s: string, k: number): boolean {

@@ -99,6 +99,23 @@ export interface StartOptions {
   readonly tuning?: Partial<Pick<TailerDeps, "idleFlushMs" | "maxBatchLines" | "pollIntervalMs" | "rescanIntervalMs" | "rotateWaitMs">>
 }
 
+/**
+ * The two ways the tailer reads, with the same promises: scanning on the test's thread (what
+ * the unbuilt sources do by default) and in the scan worker of the built daemon (dist/, which
+ * the global setup keeps up to date). Test files run their cases under both.
+ */
+export const SCAN_MODES = [
+  ["inline", null],
+  ["scan worker", path.resolve(import.meta.dirname, "../../dist/src/sources/tail/scanWorker.js")]
+] as const
+
+let scanWorkerFile: string | null = null
+/** Start tailers in one of `SCAN_MODES` from now on. */
+export const useScanMode = (file: string | null): void => {
+  scanWorkerFile = file
+}
+export const currentScanWorkerFile = (): string | null => scanWorkerFile
+
 export const startTailer = async (store: MemoryStore, opts: StartOptions): Promise<Running> => {
   const scope = Effect.runSync(Scope.make())
   const deps: TailerDeps = {
@@ -110,6 +127,7 @@ export const startTailer = async (store: MemoryStore, opts: StartOptions): Promi
     firstStart: opts.firstStart ?? store.checkpoints.size === 0,
     idleFlushMs: 100,
     rotateWaitMs: 400,
+    scanWorkerFile,
     ...opts.tuning
   }
   const handle = await Effect.runPromise(runTailer(deps).pipe(Scope.extend(scope)))

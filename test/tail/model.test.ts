@@ -13,8 +13,8 @@
 import fc from "fast-check"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { describe, expect, it } from "vitest"
-import { curlDump, failLine, infoLine, MemoryStore, rid, type Running, startTailer, tempDir, waitFor } from "./harness.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { curlDump, failLine, infoLine, MemoryStore, rid, type Running, SCAN_MODES, startTailer, tempDir, useScanMode, waitFor } from "./harness.js"
 
 type Kind = "fail" | "info" | "dump"
 type Op =
@@ -164,7 +164,8 @@ const runScenario = async (ops: ReadonlyArray<Op>): Promise<void> => {
   }
 }
 
-describe("tailer model", () => {
+describe.each(SCAN_MODES)("tailer model (%s)", (_mode, workerFile) => {
+  beforeAll(() => useScanMode(workerFile))
   it("stores every failure written exactly once, whatever the sequence of appends, rotations, truncations and restarts", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 12 }), (ops) => runScenario(ops)),

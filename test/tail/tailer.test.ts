@@ -6,21 +6,24 @@
 import { Effect, Exit, Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
+import { afterEach, beforeAll, describe, expect, it } from "vitest"
 import type { IngestBatch } from "../../src/sources/Batch.js"
 import { replayFile, runTailer } from "../../src/sources/tail/Tailer.js"
 import {
   append,
   appendLines,
+  currentScanWorkerFile,
   curlDump,
   failLine,
   infoLine,
   MemoryStore,
   rid,
   type Running,
+  SCAN_MODES,
   startTailer,
   type StartOptions,
   tempDir,
+  useScanMode,
   waitFor
 } from "./harness.js"
 
@@ -52,7 +55,8 @@ const keyOf = (file: string): string => {
   return `${st.dev}:${st.ino}`
 }
 
-describe("tailer", () => {
+describe.each(SCAN_MODES)("tailer (%s)", (_mode, workerFile) => {
+  beforeAll(() => useScanMode(workerFile))
   it("reads every line of a burst: the tail of a burst is not left unread", async () => {
     const dir = tempDir()
     const file = path.join(dir, "app.log")
@@ -354,6 +358,7 @@ describe("tailer", () => {
     const scope = Effect.runSync(Scope.make())
     await Effect.runPromise(
       runTailer({
+        scanWorkerFile: currentScanWorkerFile(),
         specs: [{ path: "*.log", service: null, startAt: "beginning" }],
         cwd: dir,
         sink: flaky,
@@ -392,6 +397,7 @@ describe("tailer", () => {
     const scope = Effect.runSync(Scope.make())
     await Effect.runPromise(
       runTailer({
+        scanWorkerFile: currentScanWorkerFile(),
         specs: [{ path: "*.log", service: "svc", startAt: "beginning" }],
         cwd: dir,
         sink,

@@ -24,7 +24,9 @@ import * as path from "node:path"
 import type { TailSpec } from "../../config/Config.js"
 import type { IngestBatch, SourceCheckpoint } from "../Batch.js"
 import { checkHead, fileKey, type Head } from "./fileIdentity.js"
-import { type Position, RecordReader } from "./FileReader.js"
+import type { Position, RecordReaderOptions } from "./FileReader.js"
+import { io, TailIoError } from "./io.js"
+import { LocalReader, RemoteReader, ScanWorker, builtScanWorker, type TailReader } from "./readers.js"
 import { compileGlob, type CompiledGlob } from "./glob.js"
 
 export interface TailerDeps {
@@ -45,6 +47,12 @@ export interface TailerDeps {
   readonly rescanIntervalMs?: number
   /** A file no longer at a tailed path (rotated away, deleted) is let go after this long without new data (default 5000). */
   readonly rotateWaitMs?: number
+  /**
+   * The scan worker's script (scanWorker.js), or null to scan on this thread. Default: the
+   * compiled script next to this module; null when the sources run unbuilt (under vitest).
+   * The results are the same either way.
+   */
+  readonly scanWorkerFile?: string | null
 }
 
 export interface TailedFileStats {
@@ -62,35 +70,7 @@ export interface TailerHandle {
   drain(): Effect.Effect<void>
 }
 
-export class TailIoError extends Data.TaggedError("TailIoError")<{
-  readonly op: string
-  readonly path: string
-  readonly code: string
-  readonly message: string
-}> {}
-
-const io = <A>(op: string, file: string, f: () => Promise<A>): Effect.Effect<A, TailIoError> =>
-  Effect.tryPromise({
-    try: f,
-    catch: (e) => {
-      const err = e as NodeJS.ErrnoException
-      return new TailIoError({ op, path: file, code: err?.code ?? "EUNKNOWN", message: err?.message ?? String(e) })
-    }
-  })
-
-/**
- * A read of a local file that is already in the page cache takes microseconds: done
- * synchronously, it saves a round trip through libuv's thread pool per chunk, which left the
- * reading fiber idle about a fifth of the time on a backlog.
- */
-const ioSync = <A>(op: string, file: string, f: () => A): Effect.Effect<A, TailIoError> =>
-  Effect.try({
-    try: f,
-    catch: (e) => {
-      const err = e as NodeJS.ErrnoException
-      return new TailIoError({ op, path: file, code: err?.code ?? "EUNKNOWN", message: err?.message ?? String(e) })
-    }
-  })
+export { TailIoError } from "./io.js"
 
 const CHUNK = 64 * 1024
 const RECHECK_MS = 50
@@ -103,7 +83,7 @@ interface Tracked {
   readonly spec: TailSpec
   readonly fh: FileHandle
   watcher: fs.FSWatcher | null
-  readonly reader: RecordReader
+  readonly reader: TailReader
   head: Head
   size: number
   committed: Position
@@ -113,22 +93,6 @@ interface Tracked {
   recheckAt: number | null
   retryAt: number
 }
-
-/** Read `fh` into `reader` until one batch is full or the end is reached; true when more may remain. */
-const readBatch = (fh: FileHandle, file: string, reader: RecordReader, maxLines: number, nowMs: number) =>
-  Effect.gen(function* () {
-    let gotData = false
-    while (true) {
-      if (reader.pump(maxLines, nowMs)) return { more: true, gotData }
-      const splitter = reader.splitter
-      const { buffer, at, length } = splitter.prepare()
-      const position = splitter.readOffset
-      const bytesRead = yield* ioSync("read", file, () => fs.readSync(fh.fd, buffer, at, length, position))
-      if (bytesRead === 0) return { more: false, gotData }
-      splitter.commit(bytesRead)
-      gotData = true
-    }
-  })
 
 /** Offset after the last newline of the first `size` bytes, and the number of the line there. */
 const endPosition = (fh: FileHandle, file: string, size: number) =>
@@ -204,6 +168,11 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
     }
     const mutex = yield* Effect.makeSemaphore(1)
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const workerFile = deps.scanWorkerFile === undefined ? builtScanWorker() : deps.scanWorkerFile
+    const scanWorker = workerFile === null ? null : new ScanWorker(workerFile)
+    if (scanWorker !== null) yield* Effect.addFinalizer(() => scanWorker.terminate())
+    const readerFor = (fh: FileHandle, p: string, opts: RecordReaderOptions, start: Position): TailReader =>
+      scanWorker === null ? new LocalReader(fh.fd, p, opts, start) : new RemoteReader(scanWorker, fh.fd, p, opts, start)
 
     const warnOnce = (id: string, message: string, extra: Record<string, unknown>) =>
       Effect.suspend(() => {
@@ -273,10 +242,10 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
         const st = yield* io("stat", f.path, () => f.fh.stat())
         f.size = st.size
         const { matches, head } = yield* io("read", f.path, () => checkHead(f.fh, f.head))
-        if (!matches || st.size < f.reader.splitter.readOffset) {
+        if (!matches || st.size < f.reader.readOffset) {
           // copytruncate (or the same inode rewritten): finish what was read, start again at 0
           yield* Effect.logInfo(`tail: ${f.path} was truncated; reading it again from the start`)
-          f.reader.flush(now)
+          yield* f.reader.flush(now)
           f.head = head
           const start: Position = { offset: 0, line: 1 }
           yield* commit(f, { resetTo: start })
@@ -284,7 +253,7 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
         } else {
           f.head = head
         }
-        const { more, gotData } = yield* readBatch(f.fh, f.path, f.reader, maxBatchLines, now)
+        const { more, gotData } = yield* f.reader.read(maxBatchLines, now)
         if (gotData || more) {
           f.lastDataAt = now
           f.recheckAt = now + RECHECK_MS
@@ -304,14 +273,15 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
       Effect.suspend(() => {
         f.watcher?.close()
         f.watcher = null
-        return Effect.promise(() => f.fh.close().catch(() => undefined))
+        // the scan worker lets go of the descriptor before it is closed (and its number reused)
+        return f.reader.close().pipe(Effect.zipRight(Effect.promise(() => f.fh.close().catch(() => undefined))))
       })
 
     /** Let go of a file no tailed path holds any more: read the rest, the last line too. */
     const release = (f: Tracked, now: number) =>
       Effect.gen(function* () {
         yield* readToEnd(f, now)
-        f.reader.finish(now)
+        yield* f.reader.finish(now)
         yield* commit(f)
         files.delete(f.key)
         if (pathIndex.get(f.path) === f.key) pathIndex.delete(f.path)
@@ -372,7 +342,7 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
             spec,
             fh,
             watcher: null,
-            reader: new RecordReader({ key, source: source ?? `file:${p}`, service: spec.service, chunkSize: CHUNK }, start),
+            reader: readerFor(fh, p, { key, source: source ?? `file:${p}`, service: spec.service, chunkSize: CHUNK }, start),
             head,
             size,
             committed: start,
@@ -544,10 +514,7 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
             f,
             now,
             undefined,
-            Effect.suspend(() => {
-              f.reader.flush(now)
-              return commit(f)
-            })
+            Effect.zipRight(f.reader.flush(now), commit(f))
           )
         }
         if (f.orphanSince !== null && now - Math.max(f.orphanSince, f.lastDataAt) >= rotateWaitMs && f.retryAt <= now) {
@@ -661,7 +628,7 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
               undefined,
               Effect.gen(function* () {
                 yield* readToEnd(f, now)
-                f.reader.flush(now)
+                yield* f.reader.flush(now)
                 yield* commit(f)
               })
             )
@@ -711,7 +678,7 @@ export const replayFile = (
         if (!st.isFile()) return yield* Effect.fail(new TailIoError({ op: "read", path: abs, code: "EISDIR", message: "not a regular file" }))
         const total = Number(st.size)
         const source = `file:${abs}`
-        const reader = new RecordReader({ key: fileKey(st), source, service: opts?.service ?? null, chunkSize: CHUNK }, { offset: 0, line: 1 })
+        const reader = new LocalReader(fh.fd, abs, { key: fileKey(st), source, service: opts?.service ?? null, chunkSize: CHUNK }, { offset: 0, line: 1 })
         const maxLines = Math.max(1, opts?.maxBatchLines ?? 5000)
         let lines = 0
         let failures = 0
@@ -725,17 +692,17 @@ export const replayFile = (
         })
         while (true) {
           const now = yield* Clock.currentTimeMillis
-          const { more } = yield* readBatch(fh, abs, reader, maxLines, now)
+          const { more } = yield* reader.read(maxLines, now)
           if (!more) {
-            reader.finish(now)
+            yield* reader.finish(now)
             yield* send
-            opts?.onProgress?.(reader.splitter.readOffset, Math.max(total, reader.splitter.readOffset))
+            opts?.onProgress?.(reader.readOffset, Math.max(total, reader.readOffset))
             break
           }
           yield* send
-          opts?.onProgress?.(reader.splitter.offset, total)
+          opts?.onProgress?.(reader.position().offset, total)
         }
-        return { lines, failures, ignored, bytes: reader.splitter.readOffset }
+        return { lines, failures, ignored, bytes: reader.readOffset }
       }),
     (fh) => Effect.promise(() => fh.close().catch(() => undefined))
   )
