@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { classify } from "../../src/classify/classify.js"
 import { emptyFailure } from "../../src/parse/ParsedFailure.js"
 import { parseLoose, parseLooseText, scanFields } from "../../src/parse/loose-json.js"
-import { ignoreReasons, parseRecord, parseStructured } from "../../src/parse/parse.js"
+import { hasFailureSignal, ignoreReasons, parseRecord, parseStructured } from "../../src/parse/parse.js"
 import { deterministicEventId, EVENT_ID_RE, newEventId, ulid } from "../../src/sources/ids.js"
 import { classifyText, makeEvent, recordToEvent } from "../../src/sources/pipeline.js"
 
@@ -195,5 +195,38 @@ describe("loose JSON", () => {
 describe("ignore reasons", () => {
   it("come from a small closed set", () => {
     expect(ignoreReasons).toEqual(["empty", "no failure signal", "status < 400", "not an API call", "unreadable"])
+  })
+})
+
+describe("the pre-filter (hasFailureSignal)", () => {
+  // what the parser can read a failure from: the pre-filter must let it through
+  it.each([
+    ["a status line", "HTTP/1.1 503 Service Unavailable"],
+    ["a status line of a curl dump", "< HTTP/2 429"],
+    ["an access log status", '10.0.0.1 - - [21/Nov/2026:10:00:00 +0000] "POST /v1/chat/completions HTTP/1.1" 504 0'],
+    ["status=", "upstream error status=500 body=..."],
+    ["a JSON status", '{"level":50,"res":{"statusCode":503},"msg":"done"}'],
+    ["a status inside escaped JSON", '{"log":"{\\"status\\":503}"}'],
+    ["Error code:", "openai.APIStatusError: Error code: 529"],
+    ["a reason phrase after the number", "got 402 Payment Required from the gateway"],
+    ["a body after the number", 'upstream 400 {"code":20012,"message":"x","data":null}'],
+    ["a line starting with the status", "429 Rate limit reached for requests"],
+    ["a Chinese status word", "调用失败，状态码：403"],
+    ["a failure word", "connect ECONNREFUSED 10.0.0.7:443"],
+    ["a service body whatever its wording", '{"code":20015,"message":"The parameter is not right","data":null}'],
+    ["a reason phrase alone", "Payment Required"]
+  ])("lets %s through", (_what, text) => {
+    expect(hasFailureSignal(text)).toBe(true)
+  })
+
+  // ordinary records that used to reach the full parser for nothing
+  it.each([
+    ["the milliseconds of a timestamp", "2026-11-21 10:00:00,450 INFO  [scheduler] app.cron - tick 17"],
+    ["a number in prose", "2026-11-21 10:00:00,120 WARN  [gc] runtime - heap used 456 MB of 2048 MB"],
+    ["a count in parentheses", "processed batch 7 (423 items) in 12ms"],
+    ["a Node.js async stack frame", "    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)"],
+    ["a token count in JSON", '{"level":30,"promptTokens":450,"msg":"chat completion ok"}']
+  ])("stops %s", (_what, text) => {
+    expect(hasFailureSignal(text)).toBe(false)
   })
 })
