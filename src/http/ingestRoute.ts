@@ -15,7 +15,7 @@ import { type IntakeApi, StoreUnavailable } from "../sources/Intake.js"
 import { bodyFormatOf, checkRecord, decodeBody, shipperTime } from "../sources/webhook/decode.js"
 import { checkTokens, verifyHmac } from "./auth.js"
 import { readBody } from "./body.js"
-import { HttpFailure, json } from "./respond.js"
+import { HttpFailure } from "./respond.js"
 
 export interface IngestOptions {
   readonly tokens: ReadonlyArray<string>

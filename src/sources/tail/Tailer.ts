@@ -15,8 +15,8 @@
  * A step reads at most one batch per dirty file and awaits `sink` before reading on:
  * a burst slows the tailer down, it does not grow memory.
  */
-import { watch as chokidarWatch, type FSWatcher as ChokidarWatcher } from "chokidar"
-import { Cause, Clock, Data, Duration, Effect, Queue, Runtime, Schedule, type Scope } from "effect"
+import { watch as chokidarWatch } from "chokidar"
+import { Cause, Clock, Duration, Effect, Queue, Runtime, Schedule, type Scope } from "effect"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import type { FileHandle } from "node:fs/promises"

@@ -183,6 +183,8 @@ export class RemoteReader implements TailReader {
   private state: { position: Position; hasPending: boolean; readOffset: number }
   /** The worker must (re)open the file before the next request: at start and after `restart`. */
   private openAt: Position | null
+  /** The worker has (or may have) state for this file, and may be reading its descriptor. */
+  private known = false
 
   constructor(
     private readonly worker: ScanWorker,
@@ -225,7 +227,12 @@ export class RemoteReader implements TailReader {
     this.openAt = start
   }
 
+  /**
+   * Answered only after the worker is done with the descriptor (it may be scanning ahead on
+   * it): the tailer closes the file after this, and the number may then be reused.
+   */
   close(): Effect.Effect<void> {
+    if (!this.known) return Effect.void
     return this.worker.request({ op: "close", id: this.id }, this.file).pipe(Effect.ignore)
   }
 
@@ -237,6 +244,7 @@ export class RemoteReader implements TailReader {
     return this.state.position
   }
 
+  /** As of the last answer: the worker may have read further, scanning ahead. */
   get readOffset(): number {
     return this.state.readOffset
   }
@@ -249,6 +257,7 @@ export class RemoteReader implements TailReader {
     return Effect.gen(this, function* () {
       if (this.openAt !== null) {
         const at = this.openAt
+        this.known = true
         yield* this.worker.request({ op: "open", id: this.id, fd: this.fd, start: at, chunkSize: this.opts.chunkSize ?? 64 * 1024 }, this.file)
         this.openAt = null
       }
