@@ -15,7 +15,7 @@ import { type IntakeApi, StoreUnavailable } from "../sources/Intake.js"
 import { bodyFormatOf, checkRecord, decodeBody, shipperTime } from "../sources/webhook/decode.js"
 import { checkTokens, verifyHmac } from "./auth.js"
 import { readBody } from "./body.js"
-import { HttpFailure } from "./respond.js"
+import { errorBody, HttpFailure } from "./respond.js"
 
 export interface IngestOptions {
   readonly tokens: ReadonlyArray<string>
@@ -79,7 +79,7 @@ export const makeIngestHandler = (opts: IngestOptions, runtime: Runtime.Runtime<
   const log = Runtime.runFork(runtime)
   const fail = (res: http.ServerResponse, f: HttpFailure, outcome: string | null) => {
     if (outcome !== null) opts.metrics.webhookRequests.inc({ outcome })
-    send(res, f.status, { error: { code: f.code, message: f.message }, ...f.extra }, f.headers)
+    send(res, f.status, errorBody(f), f.headers)
   }
 
   const handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
@@ -126,7 +126,7 @@ export const makeIngestHandler = (opts: IngestOptions, runtime: Runtime.Runtime<
       handle(req, res)
     } catch (e) {
       log(Effect.logError("request failed", e))
-      if (!res.headersSent) send(res, 500, { error: { code: "internal", message: "internal error" } })
+      send(res, 500, errorBody(new HttpFailure({ status: 500, code: "internal", message: "internal error" })))
     }
   }
 }

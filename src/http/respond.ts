@@ -32,8 +32,10 @@ export class HttpFailure extends Data.TaggedError("HttpFailure")<{
 
 export const json = (body: unknown, status = 200) => HttpServerResponse.unsafeJson(body, { status })
 
-export const errorResponse = (f: HttpFailure) =>
-  HttpServerResponse.unsafeJson({ error: { code: f.code, message: f.message }, ...f.extra }, { status: f.status, headers: f.headers ?? {} })
+/** The body of every error answer. */
+export const errorBody = (f: HttpFailure) => ({ error: { code: f.code, message: f.message }, ...f.extra })
+
+export const errorResponse = (f: HttpFailure) => HttpServerResponse.unsafeJson(errorBody(f), { status: f.status, headers: f.headers ?? {} })
 
 /** One readable line out of a Schema decode failure: `limit: Expected ...`. */
 export const formatParseError = (e: ParseResult.ParseError): string =>

@@ -15,23 +15,28 @@ export interface EventContext {
   readonly line: number | null
   /** ISO-8601 instant the record was read. */
   readonly ingestedAt: string
-  /** A given id (webhook `id`, or a deterministic id of the tailer); a fresh ULID otherwise. */
+  /** A given id (the webhook's `id`); a fresh ULID when neither this nor `idFor` is given. */
   readonly id?: string
   /** Service of the source (config `tail[].service`), used when the record names none. */
   readonly defaultService?: string | null
+  /** The id, derived from the event's occurredAt (the tailer's deterministic ids); wins over `id`. */
+  readonly idFor?: (occurredAt: string) => string
 }
 
 export interface RecordContext extends EventContext {
   /** The assembler cut the record. */
   readonly truncated?: boolean
+  /** The pre-filter already passed the record (the tailer's scanner runs it). */
+  readonly prefiltered?: boolean
 }
 
 export type RecordOutcome = { readonly event: FailureEvent } | { readonly ignored: string }
 
 export function makeEvent(parsed: ParsedFailure, sample: string, c: Classification, ctx: EventContext): FailureEvent {
+  const occurredAt = parsed.occurredAt ?? ctx.ingestedAt
   return {
-    id: ctx.id ?? newEventId(),
-    occurredAt: parsed.occurredAt ?? ctx.ingestedAt,
+    id: ctx.idFor?.(occurredAt) ?? ctx.id ?? newEventId(),
+    occurredAt,
     ingestedAt: ctx.ingestedAt,
     source: ctx.source,
     line: ctx.line,
@@ -56,7 +61,7 @@ export function makeEvent(parsed: ParsedFailure, sample: string, c: Classificati
 
 /** One record of log text -> an event, or the reason it is not a failed call. */
 export function recordToEvent(text: string, ctx: RecordContext): RecordOutcome {
-  const r = parseRecord(text, ctx.truncated === true ? { truncated: true } : undefined)
+  const r = parseRecord(text, ctx)
   if (r._tag === "Ignored") return { ignored: r.reason }
   return { event: makeEvent(r.failure, r.sample, classify(r.failure), ctx) }
 }

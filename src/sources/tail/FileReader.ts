@@ -4,9 +4,9 @@
  * - `RecordScanner`: lines -> records, and the cheap pre-filter (`hasFailureSignal`) that drops
  *   ordinary records. It sees every byte of the file (the bulk of the work on a backlog), so the
  *   tailer runs it in a worker thread (ScanWorker.ts); `replay` runs it inline.
- * - `eventsOfRecords`: the records that may be failures -> parsed, classified events with ids.
- * `RecordReader` is both halves on one thread. Synchronous and I/O-free: callers read chunks into
- * `splitter.prepare()`, call `splitter.commit(n)`, then `pump()`.
+ * - `EventBatcher`: the records that may be failures -> parsed, classified events with ids,
+ *   gathered into the batch the tailer commits with its position.
+ * Synchronous: `RecordScanner.readFrom` reads a descriptor (page-cache reads take microseconds).
  *
  * The position to commit is the start of the oldest record the assembler has not finished
  * (it is re-read after a restart), or the end of the last complete line when nothing is pending.
@@ -16,12 +16,12 @@
  * bytes at the same offset (a truncated, rewritten file) give another one. A record without a
  * timestamp has occurredAt = ingestedAt, so only timestamped records dedupe across reads.
  */
+import * as fs from "node:fs"
 import type { FailureEvent } from "../../classify/Event.js"
-import { classify } from "../../classify/classify.js"
 import { type AssembledRecord, RecordAssembler } from "../../parse/assemble.js"
-import { hasFailureSignal, parseRecord } from "../../parse/parse.js"
+import { hasFailureSignal } from "../../parse/parse.js"
 import { deterministicEventId } from "../ids.js"
-import { makeEvent } from "../pipeline.js"
+import { recordToEvent } from "../pipeline.js"
 import { LineSplitter } from "./lineSplitter.js"
 
 export interface Position {
@@ -85,6 +85,23 @@ export class RecordScanner {
     return true
   }
 
+  /**
+   * Read `fd` and scan until `maxLines` lines are in the scan or the end is reached.
+   * `more`: the line limit stopped it; `gotData`: bytes arrived. Throws what `fs.readSync` throws.
+   */
+  readFrom(fd: number, maxLines: number): { more: boolean; gotData: boolean } {
+    const splitter = this.splitter
+    let gotData = false
+    for (;;) {
+      if (this.pump(maxLines)) return { more: true, gotData }
+      const { buffer, at, length } = splitter.prepare()
+      const n = fs.readSync(fd, buffer, at, length, splitter.readOffset)
+      if (n === 0) return { more: false, gotData }
+      splitter.commit(n)
+      gotData = true
+    }
+  }
+
   /** Finish the pending record (the idle timeout, a truncation, a drain). */
   flush(): void {
     this.accept(this.assembler.flush())
@@ -141,38 +158,6 @@ export class RecordScanner {
   }
 }
 
-const PRE_SCANNED = { prefiltered: true } as const
-const PRE_SCANNED_TRUNCATED = { prefiltered: true, truncated: true } as const
-
-/**
- * Parse and classify the records a scanner kept. Ids: the same bytes read again (a replay of a
- * tailed file) get the same id; other bytes at the same offset (the file was truncated and
- * rewritten) get another one.
- */
-export function eventsOfRecords(
-  records: ReadonlyArray<AssembledRecord>,
-  opts: RecordReaderOptions & { readonly source: string },
-  ingestedAt: string,
-  nowMs: number,
-  out: FailureEvent[]
-): number {
-  let ignored = 0
-  for (const record of records) {
-    const r = parseRecord(record.text, record.truncated ? PRE_SCANNED_TRUNCATED : PRE_SCANNED)
-    if (r._tag === "Ignored") {
-      ignored++
-      continue
-    }
-    const occurredAt = r.failure.occurredAt ?? ingestedAt
-    const t = Date.parse(occurredAt)
-    const id = deterministicEventId(`${opts.key}:${record.startOffset}:${record.text}`, Number.isFinite(t) ? t : nowMs)
-    out.push(
-      makeEvent(r.failure, r.sample, classify(r.failure), { source: opts.source, line: record.line, ingestedAt, defaultService: opts.service, id })
-    )
-  }
-  return ignored
-}
-
 /** Scans in, a batch of events out: what the tailer hands to the store with a position. */
 export class EventBatcher {
   source: string
@@ -195,16 +180,30 @@ export class EventBatcher {
       this.ingestedMs = nowMs
       this.ingestedAt = new Date(nowMs).toISOString()
     }
-    this.ignored += eventsOfRecords(scan.records, { ...this.opts, source: this.source }, this.ingestedAt, nowMs, this.events)
+    const { key, service } = this.opts
+    for (const record of scan.records) {
+      const r = recordToEvent(record.text, {
+        source: this.source,
+        line: record.line,
+        ingestedAt: this.ingestedAt,
+        defaultService: service,
+        truncated: record.truncated,
+        prefiltered: true,
+        // the same bytes read again (a replay of a tailed file) get the same id; other bytes at
+        // the same offset (the file was truncated and rewritten) get another one
+        idFor: (occurredAt) => {
+          const t = Date.parse(occurredAt)
+          return deterministicEventId(`${key}:${record.startOffset}:${record.text}`, Number.isFinite(t) ? t : nowMs)
+        }
+      })
+      if ("event" in r) this.events.push(r.event)
+      else this.ignored++
+    }
   }
 
   /** Lines in the batch so far. */
   get size(): number {
     return this.lines
-  }
-
-  get hasOutput(): boolean {
-    return this.lines > 0 || this.events.length > 0 || this.ignored > 0
   }
 
   takeBatch(): ReadBatch {
@@ -213,65 +212,5 @@ export class EventBatcher {
     this.ignored = 0
     this.lines = 0
     return batch
-  }
-}
-
-/** Both halves on one thread: bytes in, events out. */
-export class RecordReader {
-  readonly scanner: RecordScanner
-  private batcher: EventBatcher
-
-  constructor(
-    private readonly opts: RecordReaderOptions,
-    start: Position
-  ) {
-    this.batcher = new EventBatcher(opts)
-    this.scanner = new RecordScanner(start, opts.chunkSize, opts.maxLineBytes)
-  }
-
-  get source(): string {
-    return this.batcher.source
-  }
-
-  set source(source: string) {
-    this.batcher.source = source
-  }
-
-  get splitter(): LineSplitter {
-    return this.scanner.splitter
-  }
-
-  /** Push buffered lines until the batch holds `maxLines`; true when the limit stopped it. */
-  pump(maxLines: number, nowMs: number): boolean {
-    const more = this.scanner.pump(maxLines - this.batcher.size)
-    this.batcher.absorb(this.scanner.takeScan(), nowMs)
-    return more
-  }
-
-  flush(nowMs: number): void {
-    this.scanner.flush()
-    this.batcher.absorb(this.scanner.takeScan(), nowMs)
-  }
-
-  finish(nowMs: number): void {
-    this.scanner.finish()
-    this.batcher.absorb(this.scanner.takeScan(), nowMs)
-  }
-
-  get hasPending(): boolean {
-    return this.scanner.hasPending
-  }
-
-  position(): Position {
-    return this.scanner.position()
-  }
-
-  takeBatch(): ReadBatch {
-    return this.batcher.takeBatch()
-  }
-
-  restart(start: Position): void {
-    this.scanner.restart(start)
-    this.batcher = new EventBatcher({ ...this.opts, source: this.batcher.source })
   }
 }

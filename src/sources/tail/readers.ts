@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import { Worker } from "node:worker_threads"
-import { EventBatcher, type Position, type ReadBatch, RecordReader, type RecordReaderOptions } from "./FileReader.js"
+import { EventBatcher, type Position, type ReadBatch, type RecordReaderOptions, RecordScanner } from "./FileReader.js"
 import { ioSync, TailIoError } from "./io.js"
 import type { ScanCall, ScanReply, ScanState } from "./scanProtocol.js"
 
@@ -34,9 +34,10 @@ export interface TailReader {
   takeBatch(): ReadBatch
 }
 
-/** The whole reader on this thread, reading `fd` synchronously (page-cache reads take microseconds). */
+/** Scanner and parser both on this thread. */
 export class LocalReader implements TailReader {
-  private readonly reader: RecordReader
+  private readonly scanner: RecordScanner
+  private readonly batcher: EventBatcher
 
   constructor(
     private readonly fd: number,
@@ -44,43 +45,41 @@ export class LocalReader implements TailReader {
     opts: RecordReaderOptions,
     start: Position
   ) {
-    this.reader = new RecordReader(opts, start)
+    this.scanner = new RecordScanner(start, opts.chunkSize, opts.maxLineBytes)
+    this.batcher = new EventBatcher(opts)
   }
 
   get source(): string {
-    return this.reader.source
+    return this.batcher.source
   }
 
   set source(source: string) {
-    this.reader.source = source
+    this.batcher.source = source
   }
 
   read(maxLines: number, nowMs: number) {
-    return ioSync("read", this.file, () => {
-      const reader = this.reader
-      let gotData = false
-      for (;;) {
-        if (reader.pump(maxLines, nowMs)) return { more: true, gotData }
-        const splitter = reader.splitter
-        const { buffer, at, length } = splitter.prepare()
-        const n = fs.readSync(this.fd, buffer, at, length, splitter.readOffset)
-        if (n === 0) return { more: false, gotData }
-        splitter.commit(n)
-        gotData = true
-      }
-    })
+    return ioSync("read", this.file, () => this.scanner.readFrom(this.fd, maxLines - this.batcher.size)).pipe(
+      Effect.tap(() => this.absorb(nowMs))
+    )
   }
 
   flush(nowMs: number) {
-    return Effect.sync(() => this.reader.flush(nowMs))
+    return Effect.sync(() => {
+      this.scanner.flush()
+      this.absorb(nowMs)
+    })
   }
 
   finish(nowMs: number) {
-    return Effect.sync(() => this.reader.finish(nowMs))
+    return Effect.sync(() => {
+      this.scanner.finish()
+      this.absorb(nowMs)
+    })
   }
 
   restart(start: Position): void {
-    this.reader.restart(start)
+    this.scanner.restart(start)
+    this.batcher.takeBatch() // dropped: read and not taken
   }
 
   close(): Effect.Effect<void> {
@@ -88,19 +87,23 @@ export class LocalReader implements TailReader {
   }
 
   get hasPending(): boolean {
-    return this.reader.hasPending
+    return this.scanner.hasPending
   }
 
   position(): Position {
-    return this.reader.position()
+    return this.scanner.position()
   }
 
   get readOffset(): number {
-    return this.reader.splitter.readOffset
+    return this.scanner.splitter.readOffset
   }
 
   takeBatch(): ReadBatch {
-    return this.reader.takeBatch()
+    return this.batcher.takeBatch()
+  }
+
+  private absorb(nowMs: number): void {
+    this.batcher.absorb(this.scanner.takeScan(), nowMs)
   }
 }
 
@@ -179,7 +182,7 @@ export class ScanWorker {
 /** The scanner in the scan worker, the parser and the batch here. */
 export class RemoteReader implements TailReader {
   private readonly id: number
-  private batcher: EventBatcher
+  private readonly batcher: EventBatcher
   private state: { position: Position; hasPending: boolean; readOffset: number }
   /** The worker must (re)open the file before the next request: at start and after `restart`. */
   private openAt: Position | null
@@ -222,7 +225,7 @@ export class RemoteReader implements TailReader {
   }
 
   restart(start: Position): void {
-    this.batcher = new EventBatcher({ ...this.opts, source: this.batcher.source })
+    this.batcher.takeBatch() // dropped: read and not taken
     this.state = { position: start, hasPending: false, readOffset: start.offset }
     this.openAt = start
   }

@@ -7,7 +7,6 @@
  * After answering a `read` that stopped at its line limit, it scans the next batch ahead, so
  * that batch is ready when the tailer has committed this one.
  */
-import * as fs from "node:fs"
 import { parentPort } from "node:worker_threads"
 import { RecordScanner } from "./FileReader.js"
 import type { ScanReply, ScanRequest } from "./scanProtocol.js"
@@ -22,20 +21,6 @@ interface Scanned {
 }
 
 const files = new Map<number, Scanned>()
-
-/** Scan until `maxLines` lines are in the scan or the end is reached; true when the limit stopped it. */
-const scanUpTo = (f: Scanned, maxLines: number): { more: boolean; gotData: boolean } => {
-  let gotData = false
-  for (;;) {
-    if (f.scanner.pump(maxLines)) return { more: true, gotData }
-    const splitter = f.scanner.splitter
-    const { buffer, at, length } = splitter.prepare()
-    const n = fs.readSync(f.fd, buffer, at, length, splitter.readOffset)
-    if (n === 0) return { more: false, gotData }
-    splitter.commit(n)
-    gotData = true
-  }
-}
 
 const stateOf = (f: Scanned, more: boolean, gotData: boolean) => ({
   scan: f.scanner.takeScan(),
@@ -70,13 +55,13 @@ const handle = (req: ScanRequest): { reply: ScanReply; ahead: (() => void) | nul
     f.scanner.finish()
     return { reply: { seq: req.seq, ok: true, ...stateOf(f, false, false) }, ahead: null }
   }
-  const { more, gotData } = scanUpTo(f, req.maxLines)
+  const { more, gotData } = f.scanner.readFrom(f.fd, req.maxLines)
   const reply: ScanReply = { seq: req.seq, ok: true, ...stateOf(f, more, gotData || f.gotData) }
   f.gotData = false
   const ahead = more
     ? () => {
         try {
-          f.gotData = scanUpTo(f, req.maxLines).gotData
+          f.gotData = f.scanner.readFrom(f.fd, req.maxLines).gotData
         } catch (e) {
           f.error = e as NodeJS.ErrnoException
         }
