@@ -342,6 +342,34 @@ const settleAfterFault = async (d: Daemon, during: DuringFault, fileService: str
   }
 }
 
+/**
+ * A write error (not a lock) during the fault: every POST got 503 at once, /healthz kept
+ * answering, the tailer logged its retries with the cause (`cause` matches it) and the metric
+ * counted the store errors.
+ */
+const expectWriteFaultAnswered = async (
+  label: string,
+  d: Daemon,
+  outcome: Awaited<ReturnType<typeof settleAfterFault>>,
+  during: DuringFault,
+  health: ReturnType<typeof watchHealth>,
+  cause: RegExp
+): Promise<void> => {
+  const h = await health.stop()
+  console.log(
+    `${label}: POSTs ${JSON.stringify(outcome.byStatus)} (slowest ${outcome.slowestPostMs} ms); ` +
+      `/healthz ${h.samples.length} probes, statuses ${JSON.stringify(h.statuses)}, p50 ${h.p50.toFixed(0)} ms, max ${h.max.toFixed(0)} ms`
+  )
+  expect(outcome.byStatus).toEqual({ "503": during.posts.length })
+  expect(outcome.slowestPostMs).toBeLessThan(2_000)
+  expect(h.statuses).toEqual([200])
+  const retries = logged(d, /could not commit a batch; will retry/)
+  expect(retries.length).toBeGreaterThan(0)
+  console.log(`${label}: ${retries.length} warnings like ${JSON.stringify({ msg: retries[0]!.msg, error: retries[0]!.error })}`)
+  expect(JSON.stringify(retries[0])).toMatch(cause)
+  expect(await metric(d, `faultline_ingest_errors_total{reason="store_unavailable"}`)).toBeGreaterThanOrEqual(1)
+}
+
 /** The daemon still works: a new webhook record and a new line are stored promptly. */
 const stillWorks = async (d: Daemon, log: string, fileService: string, hookService: string, tag: string, fileIds: ReadonlyArray<string>, hookIds: ReadonlyArray<string>) => {
   const r = await postEvents(d, [hookRecord(`${tag}-after`, hookService)])
@@ -442,20 +470,8 @@ describe("storage faults", () => {
     run("chattr", ["-i", ...frozen])
 
     const outcome = await settleAfterFault(d, during, "ro-file", "ro-hook", warmup)
-    const h = await health.stop()
-    console.log(
-      `read-only db files: POSTs ${JSON.stringify(outcome.byStatus)} (slowest ${outcome.slowestPostMs} ms); ` +
-        `/healthz ${h.samples.length} probes, statuses ${JSON.stringify(h.statuses)}, p50 ${h.p50.toFixed(0)} ms, max ${h.max.toFixed(0)} ms`
-    )
     // a write error fails at once: every POST during the fault got 503, quickly
-    expect(outcome.byStatus).toEqual({ "503": during.posts.length })
-    expect(outcome.slowestPostMs).toBeLessThan(2_000)
-    expect(h.statuses).toEqual([200])
-    const retries = logged(d, /could not commit a batch; will retry/)
-    expect(retries.length).toBeGreaterThan(0)
-    console.log(`read-only db files: ${retries.length} warnings like ${JSON.stringify({ msg: retries[0]!.msg, error: retries[0]!.error })}`)
-    expect(JSON.stringify(retries[0])).toMatch(/I\/O|readonly|read-only|permitted|EPERM/i)
-    expect(await metric(d, `faultline_ingest_errors_total{reason="store_unavailable"}`)).toBeGreaterThanOrEqual(1)
+    await expectWriteFaultAnswered("read-only db files", d, outcome, during, health, /I\/O|readonly|read-only|permitted|EPERM/i)
 
     await stillWorks(d, log, "ro-file", "ro-hook", "ro", [...warmup.file, ...during.fileIds], await storedIds(d, "ro-hook"))
     expectIntact(dir)
@@ -504,20 +520,8 @@ describe("storage faults", () => {
     fs.rmSync(filler)
 
     const outcome = await settleAfterFault(d, during, "full-file", "full-hook", warmup)
-    const h = await health.stop()
-    console.log(
-      `disk full: POSTs ${JSON.stringify(outcome.byStatus)} (slowest ${outcome.slowestPostMs} ms); ` +
-        `/healthz ${h.samples.length} probes, statuses ${JSON.stringify(h.statuses)}, p50 ${h.p50.toFixed(0)} ms, max ${h.max.toFixed(0)} ms`
-    )
     // SQLITE_FULL fails at once: every POST during the fault got 503, quickly
-    expect(outcome.byStatus).toEqual({ "503": during.posts.length })
-    expect(outcome.slowestPostMs).toBeLessThan(2_000)
-    expect(h.statuses).toEqual([200])
-    const retries = logged(d, /could not commit a batch; will retry/)
-    expect(retries.length).toBeGreaterThan(0)
-    console.log(`disk full: ${retries.length} warnings like ${JSON.stringify({ msg: retries[0]!.msg, error: retries[0]!.error })}`)
-    expect(JSON.stringify(retries[0])).toMatch(/full/i)
-    expect(await metric(d, `faultline_ingest_errors_total{reason="store_unavailable"}`)).toBeGreaterThanOrEqual(1)
+    await expectWriteFaultAnswered("disk full", d, outcome, during, health, /full/i)
 
     await stillWorks(d, log, "full-file", "full-hook", "full", [...warmup.file, ...during.fileIds], await storedIds(d, "full-hook"))
     expectIntact(dir)
