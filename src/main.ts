@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** Runs the CLI. Exit codes (CONTRACT section 2): 0 success, 2 usage or configuration, 1 anything else. */
+import "./heap.js"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { ValidationError } from "@effect/cli"
