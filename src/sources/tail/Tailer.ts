@@ -170,7 +170,11 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const workerFile = deps.scanWorkerFile === undefined ? builtScanWorker() : deps.scanWorkerFile
     const scanWorker = workerFile === null ? null : new ScanWorker(workerFile)
-    if (scanWorker !== null) yield* Effect.addFinalizer(() => scanWorker.terminate())
+    if (scanWorker !== null) {
+      yield* Effect.addFinalizer(() => scanWorker.terminate())
+      // a backlog found at start-up (or the first file that appears) is read at once
+      if (deps.specs.length > 0) scanWorker.start()
+    }
     const readerFor = (fh: FileHandle, p: string, opts: RecordReaderOptions, start: Position): TailReader =>
       scanWorker === null ? new LocalReader(fh.fd, p, opts, start) : new RemoteReader(scanWorker, fh.fd, p, opts, start)
 

@@ -145,6 +145,11 @@ export class ScanWorker {
     )
   }
 
+  /** Start the thread now, so that the first read does not wait for it to load. */
+  start(): void {
+    this.ensure()
+  }
+
   terminate(): Effect.Effect<void> {
     return Effect.promise(async () => {
       const w = this.worker
