@@ -16,8 +16,10 @@
  *    same indexes, same pragmas) with a prepared statement, 5000 rows per transaction;
  * 2. faultline: the built daemon (`node dist/src/main.js serve`) tailing `<dir>/logs/*.log`
  *    (`startAt: "beginning"`): the file is renamed into the folder once the daemon is ready,
- *    and the ingest counters are polled (read-only SQLite connection, every 50 ms) until every
- *    line is read and every failure stored; peak RSS is the daemon's VmHWM;
+ *    and the ingest counters are polled (read-only SQLite connection, every 50 ms); the clock
+ *    stops when every failure is stored, and polling goes on until every line is counted too
+ *    (the last record is known complete only after the idle flush, a fixed 250 ms wait that is
+ *    latency by design, reported in its own row); peak RSS is the daemon's VmHWM;
  * 3. `faultline replay` of the same file in-process: replayFile + EventStore.commit.
  *
  * Env: FL_BENCH_MB (default 200), FL_BENCH_TAIL_TIMEOUT_S (default 300).
@@ -425,7 +427,10 @@ export const plainLoop = (file: string, dbFile: string): { lines: number; failur
 // faultline
 
 interface DaemonRun {
+  /** From the file's arrival until every failure is stored. */
   readonly seconds: number
+  /** Until every line is counted as well (the last record waits for the idle flush). */
+  readonly linesSeconds: number
   readonly lines: number
   readonly failures: number
   readonly idleRssMb: number
@@ -450,20 +455,24 @@ const runDaemon = async (dir: string, generated: string, expect: GeneratedLog, t
     fs.renameSync(generated, path.join(logs, "app.log"))
     let last = { lines: 0, failures: 0 }
     let stableSince = performance.now()
-    let tEnd = 0
+    // the clock stops when every failure is stored (the issue's measure); the last record's lines
+    // are counted once it is known to be complete, i.e. after the tailer's idle flush (250 ms)
+    let tFailures = 0
+    let tLines = 0
     for (;;) {
       await sleep(50)
       const now = performance.now()
       const cur = totals.get() as { lines: number; failures: number }
       if (cur.lines !== last.lines || cur.failures !== last.failures) stableSince = now
       last = cur
-      if (cur.lines >= expect.lines && cur.failures >= expect.failures) {
-        tEnd = now
+      if (tFailures === 0 && cur.failures >= expect.failures) tFailures = now
+      if (cur.lines >= expect.lines && tFailures !== 0) {
+        tLines = now
         break
       }
       // every line read but fewer failures stored than written: settle, then report what is there
       if (cur.lines >= expect.lines && now - stableSince > 2000) {
-        tEnd = stableSince
+        tFailures = tLines = stableSince
         break
       }
       if (daemon.proc.exitCode !== null) throw new Error(`faultline exited with ${daemon.proc.exitCode}: ${daemon.tail()}`)
@@ -474,7 +483,8 @@ const runDaemon = async (dir: string, generated: string, expect: GeneratedLog, t
     const memory = mem.stop()
     const report = await fetchJson<{ total: number; ingest: { linesRead: number } }>(`${daemon.url}/v1/report?since=30d`)
     return {
-      seconds: (tEnd - t0) / 1000,
+      seconds: (tFailures - t0) / 1000,
+      linesSeconds: (tLines - t0) / 1000,
       lines: last.lines,
       failures: last.failures,
       idleRssMb: idle?.rssMb ?? NaN,
@@ -553,6 +563,7 @@ export async function run(): Promise<Array<BenchResult>> {
       { name: `tail: faultline daemon lines/s (${tag})`, value: Math.round(lps), unit: "lines/s", baseline: Math.round(baseLps), ratio: ratioOf(lps, baseLps), goal: "ratio >= 0.8", met: lps / baseLps >= 0.8 },
       { name: "tail: faultline daemon failures/s", value: Math.round(fps), unit: "failures/s", baseline: Math.round(baseFps), ratio: ratioOf(fps, baseFps) },
       { name: "tail: faultline daemon MB/s", value: round(log.bytes / 1048576 / d.seconds, 1), unit: "MB/s", baseline: round(log.bytes / 1048576 / baseS, 1), ratio: ratioOf(baseS, d.seconds) },
+      { name: "tail: every line counted (s; the last record waits for the idle flush)", value: round(d.linesSeconds, 2), unit: "s", baseline: round(d.seconds, 2), ratio: ratioOf(d.linesSeconds, d.seconds) },
       { name: "tail: faultline daemon peak RSS (VmHWM)", value: round(d.peakRssMb, 1), unit: "MB", baseline: round(d.idleRssMb, 1), ratio: ratioOf(d.peakRssMb, d.idleRssMb), goal: "< 200 MB (baseline: idle RSS)", met: d.peakRssMb < 200 },
       { name: "tail: failures stored by faultline / written", value: d.failures, unit: "events", baseline: log.failures, ratio: ratioOf(d.failures, log.failures, 4), goal: "= written", met: d.failures === log.failures },
       { name: "tail: report ingest.linesRead / lines written", value: d.reportLinesRead, unit: "lines", baseline: log.lines, ratio: ratioOf(d.reportLinesRead, log.lines, 4), goal: "= written", met: d.reportLinesRead === log.lines && d.reportTotal === d.failures },
