@@ -42,10 +42,10 @@ const IGNORED: Readonly<Record<IgnoreReason, ParseResult>> = Object.freeze({
  * `processTicksAndRejections`, in nearly every Node.js stack trace, is not "reject".
  */
 const SIGNAL_WORDS_RE =
-  /e(?:rr|xceed|xist|xhaust|conn|notfound|ai_again)|fail|forbidden|limit|denied|in(?:valid|sufficient)|re(?:fused|set|ject(?!ions\b)|al[- ]?name)|t(?:ime(?:out|dout|d out|-out)|oo (?:many|large)|ls\b)|un(?:a(?:vailable|uthori)|reachable)|overload|b(?:usy|alance|ad gateway)|quota|credit|certificate|ssl|hang up|proxy|again|payment required/i
+  /e(?:rr|x(?:ceed|ist|haust)|conn|notfound|ai_again)|f(?:ail|orbidden)|limit|denied|in(?:valid|sufficient)|re(?:fused|set|ject(?!ions\b)|al[- ]?name)|t(?:ime(?:out|dout|d out|-out)|oo (?:many|large)|ls\b)|un(?:a(?:vailable|uthori)|reachable)|overload|b(?:usy|a(?:lance|d gateway))|quota|c(?:redit|ertificate)|ssl|hang up|p(?:roxy|ayment required)|again/i
 /** The same for Chinese wordings: its own test, since a non-ASCII class under /i is slow. */
 const SIGNAL_CJK_RE = /[错失异限超繁余实存拒额]/
-const STATUS_DIGITS_RE = /[45]\d\d/g
+const STATUS_DIGITS_RE = /\b[45]\d\d\b/g
 const SERVICE_CODE_RE = /code\\?["']?[ \t]*[:=][ \t]*\\?["']?\d{5}\b/
 
 /**
