@@ -325,6 +325,11 @@ export function hash64(text: string, seed = 0): [number, number] {
     h1 = Math.imul(h1 ^ ch, 2654435761)
     h2 = Math.imul(h2 ^ ch, 1597334677)
   }
+  return finish64(h1, h2)
+}
+
+/** hash64's finalisation of its two lanes. */
+export function finish64(h1: number, h2: number): [number, number] {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507)
   h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909)
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507)

@@ -4,7 +4,7 @@
  * from `deterministicEventId` (its 80 bits are a hash of the key).
  */
 import { webcrypto } from "node:crypto"
-import { hash64 } from "../classify/classify.js"
+import { finish64 } from "../classify/classify.js"
 
 const ENCODING = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 const TIME_LEN = 10
@@ -83,15 +83,33 @@ export function newEventId(now: number = Date.now()): string {
 
 /**
  * An `evt_` id shaped like a ULID whose time part is `timeMs` and whose 80 other bits are a hash
- * of `key` (the tailer uses `file-identity:byte-offset`): the same bytes replayed give the same id.
+ * of the key (the tailer uses `file-identity:byte-offset:record text`): the same bytes replayed
+ * give the same id. The key may come in parts, hashed as their concatenation without building it:
+ * the tailer's key holds the whole record, and this runs once per failure on the hot path.
  */
-export function deterministicEventId(key: string, timeMs: number): string {
-  const [a, b] = hash64(key, 0)
-  const [c] = hash64(key, 0x9e3779b9)
-  const lanes = [a, b, c]
+export function deterministicEventId(key: string | ReadonlyArray<string>, timeMs: number): string {
+  // hash64(key, 0) and hash64(key, SEED2) in one pass (same values; see classify.ts)
+  let a1 = 0xdeadbeef
+  let a2 = 0x41c6ce57
+  let b1 = 0xdeadbeef ^ SEED2
+  let b2 = 0x41c6ce57 ^ SEED2
+  const parts = typeof key === "string" ? [key] : key
+  for (const part of parts) {
+    for (let i = 0; i < part.length; i++) {
+      const ch = part.charCodeAt(i)
+      a1 = Math.imul(a1 ^ ch, 2654435761)
+      a2 = Math.imul(a2 ^ ch, 1597334677)
+      b1 = Math.imul(b1 ^ ch, 2654435761)
+      b2 = Math.imul(b2 ^ ch, 1597334677)
+    }
+  }
+  const [a, b] = finish64(a1, a2)
+  const [c] = finish64(b1, b2)
   const digits = new Uint8Array(RANDOM_LEN)
-  for (let i = 0; i < RANDOM_LEN; i++) digits[i] = (lanes[i % 3] >>> (5 * Math.floor(i / 3))) & 31
+  for (let i = 0; i < RANDOM_LEN; i++) digits[i] = ((i % 3 === 0 ? a : i % 3 === 1 ? b : c) >>> (5 * Math.floor(i / 3))) & 31
   return "evt_" + encodeTime(timeMs) + encodeDigits(digits)
 }
+
+const SEED2 = 0x9e3779b9
 
 export const EVENT_ID_RE = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/

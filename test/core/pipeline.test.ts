@@ -30,7 +30,19 @@ describe("ids", () => {
     expect(deterministicEventId("dev:1234-ino:99:offset:4097", 1795255200000)).not.toBe(a)
     expect(deterministicEventId("dev:1234-ino:99:offset:4096", 1795255200001)).not.toBe(a)
   })
+
+  it("hashes a key given in parts as their concatenation, and keeps the ids of earlier versions", () => {
+    const record = '{"level":50,"status":429,"msg":"TPM limit reached 错误"}'
+    const joined = deterministicEventId(`2049:77:4096:${record}`, 1795255200000)
+    expect(deterministicEventId(["2049:77", ":4096:", record], 1795255200000)).toBe(joined)
+    expect(deterministicEventId(["", "2049:77:4096:", "", record], 1795255200000)).toBe(joined)
+    // pinned: the tailer's ids must not change between versions (a replay after an upgrade dedupes)
+    expect(deterministicEventId("dev:1234-ino:99:offset:4096", 1795255200000)).toBe(PINNED_ID)
+  })
 })
+
+/** deterministicEventId("dev:1234-ino:99:offset:4096", 1795255200000) as computed by the first release. */
+const PINNED_ID = "evt_01M7YRRT804DP1RK274D836KNR"
 
 describe("makeEvent / recordToEvent", () => {
   it("falls back to ingestedAt, the default service and a fresh id", () => {

@@ -193,7 +193,7 @@ export class EventBatcher {
         // the same offset (the file was truncated and rewritten) get another one
         idFor: (occurredAt) => {
           const t = Date.parse(occurredAt)
-          return deterministicEventId(`${key}:${record.startOffset}:${record.text}`, Number.isFinite(t) ? t : nowMs)
+          return deterministicEventId([key, `:${record.startOffset}:`, record.text], Number.isFinite(t) ? t : nowMs)
         }
       })
       if ("event" in r) this.events.push(r.event)
