@@ -83,11 +83,24 @@ export function newEventId(now: number = Date.now()): string {
 
 /**
  * An `evt_` id shaped like a ULID whose time part is `timeMs` and whose 80 other bits are a hash
- * of the key (the tailer uses `file-identity:byte-offset:record text`): the same bytes replayed
- * give the same id. The key may come in parts, hashed as their concatenation without building it:
- * the tailer's key holds the whole record, and this runs once per failure on the hot path.
+ * of `key` (the tailer uses `file-identity:byte-offset:record text`): the same bytes replayed give
+ * the same id. `deterministicEventId(key, t) = eventIdAt(idHashOf(key), t)`.
  */
 export function deterministicEventId(key: string | ReadonlyArray<string>, timeMs: number): string {
+  return eventIdAt(idHashOf(key), timeMs)
+}
+
+/** The id of `deterministicEventId` from its hash part (`idHashOf`) and its time. */
+export function eventIdAt(idHash: string, timeMs: number): string {
+  return "evt_" + encodeTime(timeMs) + idHash
+}
+
+/**
+ * The 80 hashed bits of a deterministic id, as 16 base32 digits. The key may come in parts,
+ * hashed as their concatenation without building it: the tailer's key holds the whole record.
+ * The tailer's scan worker computes this for each candidate record, off the main thread.
+ */
+export function idHashOf(key: string | ReadonlyArray<string>): string {
   // hash64(key, 0) and hash64(key, SEED2) in one pass (same values; see classify.ts)
   let a1 = 0xdeadbeef
   let a2 = 0x41c6ce57
@@ -107,7 +120,7 @@ export function deterministicEventId(key: string | ReadonlyArray<string>, timeMs
   const [c] = finish64(b1, b2)
   const digits = new Uint8Array(RANDOM_LEN)
   for (let i = 0; i < RANDOM_LEN; i++) digits[i] = ((i % 3 === 0 ? a : i % 3 === 1 ? b : c) >>> (5 * Math.floor(i / 3))) & 31
-  return "evt_" + encodeTime(timeMs) + encodeDigits(digits)
+  return encodeDigits(digits)
 }
 
 const SEED2 = 0x9e3779b9

@@ -12,7 +12,7 @@
  * (it is re-read after a restart), or the end of the last complete line when nothing is pending.
  *
  * Event ids are deterministic: `deterministicEventId("<dev:ino>:<startOffset>:<record text>",
- * occurredAt)`. The same bytes read again (replaying a tailed file) give the same id; other
+ * occurredAt)`, hashed by the scanner (`Candidate.idHash`), timed by the batcher. The same bytes read again (replaying a tailed file) give the same id; other
  * bytes at the same offset (a truncated, rewritten file) give another one. A record without a
  * timestamp has occurredAt = ingestedAt, so only timestamped records dedupe across reads.
  */
@@ -20,7 +20,7 @@ import * as fs from "node:fs"
 import type { FailureEvent } from "../../classify/Event.js"
 import { type AssembledRecord, RecordAssembler } from "../../parse/assemble.js"
 import { hasFailureSignal } from "../../parse/parse.js"
-import { deterministicEventId } from "../ids.js"
+import { eventIdAt, idHashOf } from "../ids.js"
 import { recordToEvent } from "../pipeline.js"
 import { LineSplitter } from "./lineSplitter.js"
 
@@ -37,10 +37,15 @@ export interface ReadBatch {
   readonly lines: number
 }
 
+/** A record that passed the pre-filter, with the hash part of its event id (`idHashOf`). */
+export interface Candidate extends AssembledRecord {
+  readonly idHash: string
+}
+
 /** What the scanner found since the last `takeScan()`. */
 export interface Scan {
   /** Records that may be failed calls (passed the pre-filter), in order. */
-  readonly records: ReadonlyArray<AssembledRecord>
+  readonly records: ReadonlyArray<Candidate>
   /** Records dropped by the pre-filter. */
   readonly skipped: number
   /** Lines pushed into the assembler. */
@@ -57,16 +62,25 @@ export interface RecordReaderOptions {
   readonly maxLineBytes?: number
 }
 
+export interface ScannerOptions {
+  /** Identity of the file (`dev:ino`): the candidates' id hashes are derived from it. */
+  readonly key: string
+  readonly chunkSize?: number
+  readonly maxLineBytes?: number
+}
+
 /** Lines -> records -> the records worth parsing. */
 export class RecordScanner {
   readonly splitter: LineSplitter
+  private readonly key: string
   private assembler = new RecordAssembler()
-  private records: AssembledRecord[] = []
+  private records: Candidate[] = []
   private skipped = 0
   private lines = 0
 
-  constructor(start: Position, chunkSize?: number, maxLineBytes?: number) {
-    this.splitter = new LineSplitter(start.offset, start.line, chunkSize, maxLineBytes)
+  constructor(start: Position, opts: ScannerOptions) {
+    this.key = opts.key
+    this.splitter = new LineSplitter(start.offset, start.line, opts.chunkSize, opts.maxLineBytes)
   }
 
   /**
@@ -152,8 +166,13 @@ export class RecordScanner {
 
   private accept(records: ReadonlyArray<AssembledRecord>): void {
     for (const record of records) {
-      if (hasFailureSignal(record.text)) this.records.push(record)
-      else this.skipped++
+      if (!hasFailureSignal(record.text)) {
+        this.skipped++
+        continue
+      }
+      // the same bytes read again (a replay of a tailed file) get the same id; other bytes at the
+      // same offset (the file was truncated and rewritten) get another one
+      this.records.push({ ...record, idHash: idHashOf([this.key, `:${record.startOffset}:`, record.text]) })
     }
   }
 }
@@ -180,7 +199,7 @@ export class EventBatcher {
       this.ingestedMs = nowMs
       this.ingestedAt = new Date(nowMs).toISOString()
     }
-    const { key, service } = this.opts
+    const { service } = this.opts
     for (const record of scan.records) {
       const r = recordToEvent(record.text, {
         source: this.source,
@@ -189,11 +208,9 @@ export class EventBatcher {
         defaultService: service,
         truncated: record.truncated,
         prefiltered: true,
-        // the same bytes read again (a replay of a tailed file) get the same id; other bytes at
-        // the same offset (the file was truncated and rewritten) get another one
         idFor: (occurredAt) => {
           const t = Date.parse(occurredAt)
-          return deterministicEventId([key, `:${record.startOffset}:`, record.text], Number.isFinite(t) ? t : nowMs)
+          return eventIdAt(record.idHash, Number.isFinite(t) ? t : nowMs)
         }
       })
       if ("event" in r) this.events.push(r.event)

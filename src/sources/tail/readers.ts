@@ -45,7 +45,7 @@ export class LocalReader implements TailReader {
     opts: RecordReaderOptions,
     start: Position
   ) {
-    this.scanner = new RecordScanner(start, opts.chunkSize, opts.maxLineBytes)
+    this.scanner = new RecordScanner(start, opts)
     this.batcher = new EventBatcher(opts)
   }
 
@@ -266,7 +266,8 @@ export class RemoteReader implements TailReader {
       if (this.openAt !== null) {
         const at = this.openAt
         this.known = true
-        yield* this.worker.request({ op: "open", id: this.id, fd: this.fd, start: at, chunkSize: this.opts.chunkSize ?? 64 * 1024 }, this.file)
+        const { key, chunkSize, maxLineBytes } = this.opts
+        yield* this.worker.request({ op: "open", id: this.id, fd: this.fd, start: at, scanner: { key, chunkSize, maxLineBytes } }, this.file)
         this.openAt = null
       }
       const s = yield* this.worker.request(req, this.file).pipe(

@@ -3,11 +3,11 @@
  * in order; every answer carries the scanner's state as of that answer, which is what the
  * tailer commits with the events of the scans it has received.
  */
-import type { Position, Scan } from "./FileReader.js"
+import type { Position, Scan, ScannerOptions } from "./FileReader.js"
 
 export type ScanRequest =
   /** Start (or restart) scanning the file open as `fd` at `start`: everything not taken is dropped. */
-  | { readonly seq: number; readonly op: "open"; readonly id: number; readonly fd: number; readonly start: Position; readonly chunkSize: number }
+  | { readonly seq: number; readonly op: "open"; readonly id: number; readonly fd: number; readonly start: Position; readonly scanner: ScannerOptions }
   /** Read and scan until `maxLines` lines are scanned or the end is reached. */
   | { readonly seq: number; readonly op: "read"; readonly id: number; readonly maxLines: number }
   /** Finish the pending record (idle, truncation, drain). */

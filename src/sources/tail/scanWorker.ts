@@ -33,7 +33,7 @@ const stateOf = (f: Scanned, more: boolean, gotData: boolean) => ({
 
 const handle = (req: ScanRequest): { reply: ScanReply; ahead: (() => void) | null } => {
   if (req.op === "open") {
-    files.set(req.id, { fd: req.fd, scanner: new RecordScanner(req.start, req.chunkSize), gotData: false, error: null })
+    files.set(req.id, { fd: req.fd, scanner: new RecordScanner(req.start, req.scanner), gotData: false, error: null })
     return { reply: { seq: req.seq, ok: true, ...stateOf(files.get(req.id)!, false, false) }, ahead: null }
   }
   if (req.op === "close") {
