@@ -420,35 +420,54 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
         }
       }
 
+      type Group = { rule: Rule; group: GroupLabels; events: Array<FailureEvent> }
+      type Bucket = { key: string; rule: string; second: number; n: number }
+
+      /** The events of a batch by rule group, and their count per group and second (the windows). */
+      const collect = (events: ReadonlyArray<FailureEvent>, now: number) => {
+        const groups = new Map<string, Group>()
+        const buckets = new Map<string, Bucket>()
+        for (const e of events) {
+          const t = eventTime(e, now)
+          for (const rule of rules) {
+            if (!ruleMatches(rule, e) || t <= now - rule.windowMs) continue
+            const group = groupLabelsOf(rule, e)
+            const key = groupKeyOf(rule.name, group)
+            const second = Math.floor(t / 1000)
+            const b = buckets.get(`${key}\u0000${second}`)
+            if (b === undefined) buckets.set(`${key}\u0000${second}`, { key, rule: rule.name, second, n: 1 })
+            else b.n++
+            const g = groups.get(key)
+            if (g === undefined) groups.set(key, { rule, group, events: [e] })
+            else g.events.push(e)
+          }
+        }
+        return { groups, buckets }
+      }
+
+      /** The `n` newest events, oldest first (a stable sort: ties keep the batch's order). */
+      const newestOf = (events: ReadonlyArray<FailureEvent>, now: number, n: number): Array<FailureEvent> => {
+        const timed = events.map((e) => ({ t: eventTime(e, now), e }))
+        timed.sort((a, b) => a.t - b.t)
+        return timed.slice(-n).map((x) => x.e)
+      }
+
+      // one transaction function for the engine's life (db.transaction wraps a new function each call)
+      const observeTx = db.transaction((events: ReadonlyArray<FailureEvent>, now: number, signal: Set<string>) => {
+        const { groups, buckets } = collect(events, now)
+        for (const b of buckets.values()) st.bucket.run(b.key, b.rule, b.second, b.n)
+        for (const [key, g] of groups) {
+          const newest = newestOf(g.events, now, SAMPLE_EVENTS)
+          for (const e of newest) st.sample.run(key, eventTime(e, now), e.id, JSON.stringify(sampleEventOf(e)))
+          st.trimSamples.run({ key })
+          decideGroup(g.rule, key, g.group, now, newest[newest.length - 1]!, signal)
+        }
+        if (recordServerErrors(db, events, now, ticketCtx)) for (const r of ticketCtx.receivers) signal.add(r.name)
+      })
+
       const observeSync = (events: ReadonlyArray<FailureEvent>, now: number): Set<string> => {
         const signal = new Set<string>()
-        db.transaction(() => {
-          const groups = new Map<string, { rule: Rule; group: GroupLabels; events: Array<FailureEvent> }>()
-          const buckets = new Map<string, { key: string; rule: string; second: number; n: number }>()
-          for (const e of events) {
-            const t = eventTime(e, now)
-            for (const rule of rules) {
-              if (!ruleMatches(rule, e) || t <= now - rule.windowMs) continue
-              const group = groupLabelsOf(rule, e)
-              const key = groupKeyOf(rule.name, group)
-              const second = Math.floor(t / 1000)
-              const b = buckets.get(`${key}\u0000${second}`)
-              if (b === undefined) buckets.set(`${key}\u0000${second}`, { key, rule: rule.name, second, n: 1 })
-              else b.n++
-              const g = groups.get(key)
-              if (g === undefined) groups.set(key, { rule, group, events: [e] })
-              else g.events.push(e)
-            }
-          }
-          for (const b of buckets.values()) st.bucket.run(b.key, b.rule, b.second, b.n)
-          for (const [key, g] of groups) {
-            const newest = [...g.events].sort((a, b) => eventTime(a, now) - eventTime(b, now)).slice(-SAMPLE_EVENTS)
-            for (const e of newest) st.sample.run(key, eventTime(e, now), e.id, JSON.stringify(sampleEventOf(e)))
-            st.trimSamples.run({ key })
-            decideGroup(g.rule, key, g.group, now, newest[newest.length - 1]!, signal)
-          }
-          if (recordServerErrors(db, events, now, ticketCtx)) for (const r of ticketCtx.receivers) signal.add(r.name)
-        }).immediate()
+        observeTx.immediate(events, now, signal)
         return signal
       }
 
