@@ -12,8 +12,9 @@
  * (it is re-read after a restart), or the end of the last complete line when nothing is pending.
  *
  * Event ids are deterministic: `deterministicEventId("<dev:ino>:<startOffset>:<record text>",
- * occurredAt)`, hashed by the scanner (`Candidate.idHash`), timed by the batcher. The same bytes read again (replaying a tailed file) give the same id; other
- * bytes at the same offset (a truncated, rewritten file) give another one. A record without a
+ * occurredAt)`, the hash computed by the scanner (`Candidate.idHash`), the time added by the
+ * batcher. The same bytes read again (replaying a tailed file) give the same id; other bytes at
+ * the same offset (a truncated, rewritten file) give another one. A record without a
  * timestamp has occurredAt = ingestedAt, so only timestamped records dedupe across reads.
  */
 import * as fs from "node:fs"
