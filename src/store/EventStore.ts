@@ -350,6 +350,24 @@ interface SeriesAgg {
   readonly days: Map<number, TopAgg>
 }
 
+/** A WHERE clause from optional filters: a condition is added only when all its values are given. */
+class Where {
+  private readonly conditions: string[] = []
+  readonly params: Array<string | number> = []
+
+  add(condition: string, ...values: ReadonlyArray<string | number | undefined>): this {
+    if (values.some((v) => v === undefined)) return this
+    this.conditions.push(condition)
+    for (const v of values) this.params.push(v!)
+    return this
+  }
+
+  /** ` WHERE a AND b`, or nothing. */
+  get sql(): string {
+    return this.conditions.length > 0 ? ` WHERE ${this.conditions.join(" AND ")}` : ""
+  }
+}
+
 /** What one commit has written so far: its result, and the aggregates written at its end. */
 interface Written {
   readonly inserted: FailureEvent[]
@@ -790,8 +808,6 @@ export class EventStore {
    */
   listEvents(q: ListEventsQuery): EventPage {
     const limit = checkLimit(q.limit, MAX_PAGE)
-    const where: string[] = []
-    const params: Array<string | number> = []
     let category = q.category
     if (q.status !== undefined && category === undefined && q.rateLimitKind === undefined) {
       // status has no index of its own: every stored event has a series, so the categories seen
@@ -800,45 +816,18 @@ export class EventStore {
       if (seen.length === 0) return { events: [], nextCursor: null }
       if (seen.length === 1) category = seen[0]
     }
-    if (q.rateLimitKind !== undefined) {
-      where.push("rate_limit_kind = ?")
-      params.push(q.rateLimitKind)
-      category ??= "rate_limit"
-    }
-    if (category !== undefined) {
-      where.push("category = ?")
-      params.push(category)
-    }
-    if (q.model !== undefined) {
-      where.push("model = ?")
-      params.push(q.model)
-    }
-    if (q.service !== undefined) {
-      where.push("service = ?")
-      params.push(q.service)
-    }
-    if (q.status !== undefined) {
-      where.push("status = ?")
-      params.push(q.status)
-    }
-    if (q.since !== undefined) {
-      where.push("occurred_at >= ?")
-      params.push(q.since)
-    }
-    if (q.until !== undefined) {
-      where.push("occurred_at < ?")
-      params.push(q.until)
-    }
-    if (q.cursor !== undefined) {
-      const [ms, id] = decodeCursor(q.cursor)
-      where.push("(occurred_at, id) < (?, ?)")
-      params.push(ms, id)
-    }
-    params.push(limit + 1)
-    const sql =
-      `SELECT ${EVENT_COLUMNS} FROM events` +
-      (where.length > 0 ? ` WHERE ${where.join(" AND ")}` : "") +
-      " ORDER BY occurred_at DESC, id DESC LIMIT ?"
+    if (q.rateLimitKind !== undefined) category ??= "rate_limit"
+    const where = new Where()
+      .add("rate_limit_kind = ?", q.rateLimitKind)
+      .add("category = ?", category)
+      .add("model = ?", q.model)
+      .add("service = ?", q.service)
+      .add("status = ?", q.status)
+      .add("occurred_at >= ?", q.since)
+      .add("occurred_at < ?", q.until)
+    if (q.cursor !== undefined) where.add("(occurred_at, id) < (?, ?)", ...decodeCursor(q.cursor))
+    const sql = `SELECT ${EVENT_COLUMNS} FROM events${where.sql} ORDER BY occurred_at DESC, id DESC LIMIT ?`
+    const params = [...where.params, limit + 1]
     const rows = this.statement(sql).all(...params) as EventRow[]
     let nextCursor: string | null = null
     if (rows.length > limit) {
@@ -1023,24 +1012,12 @@ export class EventStore {
   incidents(q: IncidentsQuery = {}): IncidentPage {
     const now = q.now ?? Date.now()
     const limit = checkLimit(q.limit ?? 100, MAX_PAGE)
-    const where: string[] = []
-    const params: number[] = []
-    if (q.state === "active") {
-      where.push("last_seen >= ?")
-      params.push(now - ACTIVE_MS)
-    } else if (q.state === "quiet") {
-      where.push("last_seen < ?")
-      params.push(now - ACTIVE_MS)
-    }
-    if (q.since !== undefined) {
-      where.push("last_seen >= ?")
-      params.push(q.since)
-    }
-    params.push(limit)
-    const sql =
-      `SELECT ${INCIDENT_COLUMNS} FROM incidents` +
-      (where.length > 0 ? ` WHERE ${where.join(" AND ")}` : "") +
-      " ORDER BY last_seen DESC, id DESC LIMIT ?"
+    const where = new Where()
+      .add("last_seen >= ?", q.state === "active" ? now - ACTIVE_MS : undefined)
+      .add("last_seen < ?", q.state === "quiet" ? now - ACTIVE_MS : undefined)
+      .add("last_seen >= ?", q.since)
+    const sql = `SELECT ${INCIDENT_COLUMNS} FROM incidents${where.sql} ORDER BY last_seen DESC, id DESC LIMIT ?`
+    const params = [...where.params, limit]
     const rows = this.statement(sql).all(...params) as IncidentRow[]
     return {
       incidents: rows.map((r): Incident => {
