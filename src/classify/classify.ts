@@ -328,8 +328,29 @@ export function hash64(text: string, seed = 0): [number, number] {
   return finish64(h1, h2)
 }
 
+/**
+ * `[...hash64(text, 0), ...hash64(text, seed)]` for `text` the concatenation of `parts`, in one
+ * pass and without building it: the tailer's event ids hash whole records.
+ */
+export function hash64Twice(parts: ReadonlyArray<string>, seed: number): [number, number, number, number] {
+  let a1 = 0xdeadbeef
+  let a2 = 0x41c6ce57
+  let b1 = 0xdeadbeef ^ seed
+  let b2 = 0x41c6ce57 ^ seed
+  for (const part of parts) {
+    for (let i = 0; i < part.length; i++) {
+      const ch = part.charCodeAt(i)
+      a1 = Math.imul(a1 ^ ch, 2654435761)
+      a2 = Math.imul(a2 ^ ch, 1597334677)
+      b1 = Math.imul(b1 ^ ch, 2654435761)
+      b2 = Math.imul(b2 ^ ch, 1597334677)
+    }
+  }
+  return [...finish64(a1, a2), ...finish64(b1, b2)]
+}
+
 /** hash64's finalisation of its two lanes. */
-export function finish64(h1: number, h2: number): [number, number] {
+function finish64(h1: number, h2: number): [number, number] {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507)
   h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909)
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507)

@@ -4,7 +4,7 @@
  * from `deterministicEventId` (its 80 bits are a hash of the key).
  */
 import { webcrypto } from "node:crypto"
-import { finish64 } from "../classify/classify.js"
+import { hash64Twice } from "../classify/classify.js"
 
 const ENCODING = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 const TIME_LEN = 10
@@ -101,23 +101,8 @@ export function eventIdAt(idHash: string, timeMs: number): string {
  * The tailer's scan worker computes this for each candidate record, off the main thread.
  */
 export function idHashOf(key: string | ReadonlyArray<string>): string {
-  // hash64(key, 0) and hash64(key, SEED2) in one pass (same values; see classify.ts)
-  let a1 = 0xdeadbeef
-  let a2 = 0x41c6ce57
-  let b1 = 0xdeadbeef ^ SEED2
-  let b2 = 0x41c6ce57 ^ SEED2
-  const parts = typeof key === "string" ? [key] : key
-  for (const part of parts) {
-    for (let i = 0; i < part.length; i++) {
-      const ch = part.charCodeAt(i)
-      a1 = Math.imul(a1 ^ ch, 2654435761)
-      a2 = Math.imul(a2 ^ ch, 1597334677)
-      b1 = Math.imul(b1 ^ ch, 2654435761)
-      b2 = Math.imul(b2 ^ ch, 1597334677)
-    }
-  }
-  const [a, b] = finish64(a1, a2)
-  const [c] = finish64(b1, b2)
+  // the 32-bit halves of hash64(key, 0) and the first of hash64(key, SEED2)
+  const [a, b, c] = hash64Twice(typeof key === "string" ? [key] : key, SEED2)
   const digits = new Uint8Array(RANDOM_LEN)
   for (let i = 0; i < RANDOM_LEN; i++) digits[i] = ((i % 3 === 0 ? a : i % 3 === 1 ? b : c) >>> (5 * Math.floor(i / 3))) & 31
   return encodeDigits(digits)
