@@ -10,6 +10,7 @@ import type { ParseResult } from "./ParsedFailure.js"
 import { redact, redactValue, stripMessages } from "./redact.js"
 import { DEFAULT_MAX_RECORD_CHARS } from "./assemble.js"
 import { firstNonSpace, looksLikeObject, parseLoose, parseLooseText, scanFields, type LooseResult } from "./loose-json.js"
+import { SIGNAL_WORDS_RE } from "./signalWords.js"
 import { categoryFromWording } from "../classify/classify.js"
 
 export const ignoreReasons = ["empty", "no failure signal", "status < 400", "not an API call", "unreadable"] as const
@@ -37,13 +38,7 @@ const IGNORED: Readonly<Record<IgnoreReason, ParseResult>> = Object.freeze({
 // ---------------------------------------------------------------------------------------------
 // Pre-filter
 
-/**
- * Words that may announce a failure (case-insensitive, shaped as a trie for the regex engine).
- * `processTicksAndRejections`, in nearly every Node.js stack trace, is not "reject".
- */
-const SIGNAL_WORDS_RE =
-  /e(?:rr|x(?:ceed|ist|haust)|conn|notfound|ai_again)|f(?:ail|orbidden)|limit|denied|in(?:valid|sufficient)|re(?:fused|set|ject(?!ions\b)|al[- ]?name)|t(?:ime(?:out|dout|d out|-out)|oo (?:many|large)|ls\b)|un(?:a(?:vailable|uthori)|reachable)|overload|b(?:usy|a(?:lance|d gateway))|quota|c(?:redit|ertificate)|ssl|hang up|p(?:roxy|ayment required)|again/i
-/** The same for Chinese wordings: its own test, since a non-ASCII class under /i is slow. */
+/** The failure words in Chinese: their own test, since a non-ASCII class under /i is slow. */
 const SIGNAL_CJK_RE = /[错失异限超繁余实存拒额]/
 const STATUS_DIGITS_RE = /\b[45]\d\d\b/g
 const SERVICE_CODE_RE = /code\\?["']?[ \t]*[:=][ \t]*\\?["']?\d{5}\b/
@@ -54,8 +49,10 @@ const SERVICE_CODE_RE = /code\\?["']?[ \t]*[:=][ \t]*\\?["']?\d{5}\b/
  * start, after `HTTP/1.1`) or a failure word. A number in prose (`heap used 456 MB`, the
  * milliseconds of `10:00:00,450`) is not a signal: the full parse would find no status there.
  * False positives only cost a full parse; false negatives lose failures, so it is generous.
+ * `hasWord`: whether a failure word occurs, when the caller already knows (the tailer's scanner
+ * looks for the words in the bytes: `hasSignalWordInBytes`).
  */
-export function hasFailureSignal(text: string): boolean {
+export function hasFailureSignal(text: string, hasWord?: boolean): boolean {
   STATUS_DIGITS_RE.lastIndex = 0
   let m: RegExpExecArray | null
   while ((m = STATUS_DIGITS_RE.exec(text)) !== null) {
@@ -64,7 +61,7 @@ export function hasFailureSignal(text: string): boolean {
       return true
     }
   }
-  if (SIGNAL_WORDS_RE.test(text) || SIGNAL_CJK_RE.test(text)) return true
+  if ((hasWord ?? SIGNAL_WORDS_RE.test(text)) || SIGNAL_CJK_RE.test(text)) return true
   // the service's own body (`{"code": 20012, "message": ...}`) whatever its wording
   return text.indexOf("code") !== -1 && SERVICE_CODE_RE.test(text)
 }

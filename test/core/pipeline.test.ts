@@ -1,8 +1,11 @@
+import { readdirSync, readFileSync } from "node:fs"
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { classify } from "../../src/classify/classify.js"
 import { emptyFailure } from "../../src/parse/ParsedFailure.js"
 import { parseLoose, parseLooseText, scanFields } from "../../src/parse/loose-json.js"
 import { hasFailureSignal, ignoreReasons, parseRecord, parseStructured } from "../../src/parse/parse.js"
+import { hasSignalWordInBytes, SIGNAL_WORDS_RE } from "../../src/parse/signalWords.js"
 import { deterministicEventId, EVENT_ID_RE, newEventId, ulid } from "../../src/sources/ids.js"
 import { classifyText, makeEvent, recordToEvent } from "../../src/sources/pipeline.js"
 
@@ -240,5 +243,41 @@ describe("the pre-filter (hasFailureSignal)", () => {
     ["a token count in JSON", '{"level":30,"promptTokens":450,"msg":"chat completion ok"}']
   ])("stops %s", (_what, text) => {
     expect(hasFailureSignal(text)).toBe(false)
+  })
+})
+
+describe("the failure words on bytes (hasSignalWordInBytes)", () => {
+  const agrees = (text: string) => {
+    const bytes = Buffer.from(`>${text}<`, "utf8")
+    expect(hasSignalWordInBytes(bytes, 1, bytes.length - 1), JSON.stringify(text)).toBe(SIGNAL_WORDS_RE.test(text))
+  }
+
+  it.each([
+    "ECONNREFUSED", "Error", "err", "xerr", "er", "TLS", "tlsx", "tls_", "tls 1.3", "mtls", "processTicksAndRejections",
+    "Rejection", "rejections!", "rejected", "timestamp", "Timeout", "TIMED OUT", "time-out", "timedout", "responseTime",
+    "too many", "toomany", "real-name", "realname", "real name", "hang up", "SSL", "调用失败：限流", "错误err", "errör",
+    "\u00ff\u00e9rr", "ti\u00adme", "payment required", "PAYMENT REQUIRED", "", "a", "again", "ag"
+  ])("agrees with the regex on %j", (text) => agrees(text))
+
+  it("agrees with the regex on random texts of word pieces, cases and non-ASCII characters", () => {
+    const piece = fc.constantFrom(
+      "err", "ERR", "Er", "r", "tim", "e", "Time", "out", "d", " ", "-", "_", "tls", "TL", "s", "reject", "ions", "Rejections",
+      "ssl", "too", " many", " large", "real", "name", "hang", " up", "busy", "again", "é", "错误", "🙂", "\u00ff", "x", "4"
+    )
+    fc.assert(fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => agrees(pieces.join(""))), { numRuns: 2000 })
+    fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 40 }), (text) => agrees(text)), { numRuns: 2000 })
+  })
+
+  it("agrees with the regex on every line of the corpus and the fixtures", () => {
+    const dir = new URL("../../fixtures/", import.meta.url)
+    const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())
+    let lines = 0
+    for (const f of files) {
+      for (const line of readFileSync(`${f.parentPath}/${f.name}`, "utf8").split("\n")) {
+        agrees(line)
+        lines++
+      }
+    }
+    expect(lines).toBeGreaterThan(500)
   })
 })

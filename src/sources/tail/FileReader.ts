@@ -21,9 +21,10 @@ import * as fs from "node:fs"
 import type { FailureEvent } from "../../classify/Event.js"
 import { type AssembledRecord, RecordAssembler } from "../../parse/assemble.js"
 import { hasFailureSignal } from "../../parse/parse.js"
+import { hasSignalWordInBytes } from "../../parse/signalWords.js"
 import { eventIdAt, idHashOf } from "../ids.js"
 import { recordToEvent } from "../pipeline.js"
-import { LineSplitter } from "./lineSplitter.js"
+import { type Line, LineSplitter } from "./lineSplitter.js"
 
 export interface Position {
   readonly offset: number
@@ -78,10 +79,13 @@ export class RecordScanner {
   private records: Candidate[] = []
   private skipped = 0
   private lines = 0
+  /** Numbers of the lines pushed whose bytes hold a failure word, oldest first, from `wordHead`. */
+  private wordLines: number[] = []
+  private wordHead = 0
 
   constructor(start: Position, opts: ScannerOptions) {
     this.key = opts.key
-    this.splitter = new LineSplitter(start.offset, start.line, opts.chunkSize, opts.maxLineBytes)
+    this.splitter = new LineSplitter(start.offset, start.line, opts.chunkSize, opts.maxLineBytes, hasSignalWordInBytes)
   }
 
   /**
@@ -93,8 +97,7 @@ export class RecordScanner {
     while (this.lines < maxLines) {
       const line = splitter.next()
       if (line === null) return false
-      this.lines++
-      const done = this.assembler.push(line.text, line.lineNo, line.start, line.end)
+      const done = this.push(line)
       if (done.length > 0) this.accept(done)
     }
     return true
@@ -126,15 +129,11 @@ export class RecordScanner {
   finish(): void {
     let line = this.splitter.next()
     while (line !== null) {
-      this.lines++
-      this.accept(this.assembler.push(line.text, line.lineNo, line.start, line.end))
+      this.accept(this.push(line))
       line = this.splitter.next()
     }
     const rest = this.splitter.rest()
-    if (rest !== null) {
-      this.lines++
-      this.accept(this.assembler.push(rest.text, rest.lineNo, rest.start, rest.end))
-    }
+    if (rest !== null) this.accept(this.push(rest))
     this.flush()
   }
 
@@ -163,11 +162,35 @@ export class RecordScanner {
     this.records = []
     this.skipped = 0
     this.lines = 0
+    this.wordLines = []
+    this.wordHead = 0
+  }
+
+  private push(line: Line): AssembledRecord[] {
+    this.lines++
+    if (line.marked) this.wordLines.push(line.lineNo)
+    return this.assembler.push(line.text, line.lineNo, line.start, line.end)
+  }
+
+  /** Whether a line of `record` holds a failure word; forgets the lines up to its end. */
+  private hasWord(record: AssembledRecord): boolean {
+    const end = record.line + record.lineCount
+    const lines = this.wordLines
+    let found = false
+    while (this.wordHead < lines.length && lines[this.wordHead]! < end) {
+      if (lines[this.wordHead]! >= record.line) found = true
+      this.wordHead++
+    }
+    if (this.wordHead === lines.length && lines.length > 0) {
+      this.wordLines = []
+      this.wordHead = 0
+    }
+    return found
   }
 
   private accept(records: ReadonlyArray<AssembledRecord>): void {
     for (const record of records) {
-      if (!hasFailureSignal(record.text)) {
+      if (!hasFailureSignal(record.text, this.hasWord(record))) {
         this.skipped++
         continue
       }

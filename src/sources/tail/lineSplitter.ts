@@ -21,7 +21,12 @@ export interface Line {
   readonly start: number
   /** File offset just past the line's terminator (where the next line starts). */
   readonly end: number
+  /** What the splitter's `mark` said about the line's bytes (false without one). */
+  readonly marked: boolean
 }
+
+/** A test of one line's bytes `[from, to)`, run before they are decoded (the pre-filter's words). */
+export type LineMark = (bytes: Buffer, from: number, to: number) => boolean
 
 export class LineSplitter {
   private buf: Buffer
@@ -41,7 +46,8 @@ export class LineSplitter {
     offset: number,
     line: number,
     private readonly chunkSize = 64 * 1024,
-    private readonly maxLineBytes = 1024 * 1024
+    private readonly maxLineBytes = 1024 * 1024,
+    private readonly mark: LineMark | null = null
   ) {
     this.base = offset
     this.lineNo = line
@@ -137,7 +143,8 @@ export class LineSplitter {
       text: this.buf.toString("utf8", from, stop),
       lineNo: this.lineNo,
       start: this.base + from,
-      end: this.base + next
+      end: this.base + next,
+      marked: this.mark !== null && this.mark(this.buf, from, stop)
     }
     this.pos = next
     this.lineNo++
