@@ -25,7 +25,7 @@ import type { TailSpec } from "../../config/Config.js"
 import type { IngestBatch, SourceCheckpoint } from "../Batch.js"
 import { checkHead, fileKey, type Head } from "./fileIdentity.js"
 import type { Position, RecordReaderOptions } from "./FileReader.js"
-import { io, TailIoError } from "./io.js"
+import { io, ioSync, TailIoError } from "./io.js"
 import { LocalReader, RemoteReader, ScanWorker, builtScanWorker, type TailReader } from "./readers.js"
 import { compileGlob, type CompiledGlob } from "./glob.js"
 
@@ -75,6 +75,8 @@ export { TailIoError } from "./io.js"
 const CHUNK = 64 * 1024
 const RECHECK_MS = 50
 const RETRY_MS = 1000
+/** The first batch of a backlog (see Tracked.batchLines). */
+const FIRST_BATCH_LINES = 2048
 
 interface Tracked {
   readonly key: string
@@ -92,6 +94,8 @@ interface Tracked {
   orphanSince: number | null
   recheckAt: number | null
   retryAt: number
+  /** Lines to read into the next batch: small at the start of a backlog, doubling up to maxBatchLines. */
+  batchLines: number
 }
 
 /** Offset after the last newline of the first `size` bytes, and the number of the line there. */
@@ -243,9 +247,11 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
     /** Check for truncation, then read one batch and commit it. True when more may remain. */
     const readCycle = (f: Tracked, now: number) =>
       Effect.gen(function* () {
-        const st = yield* io("stat", f.path, () => f.fh.stat())
+        // synchronous, like the reads: two round trips through libuv's thread pool per batch
+        // left this fiber idle for milliseconds each on a busy machine
+        const st = yield* ioSync("stat", f.path, () => fs.fstatSync(f.fh.fd))
         f.size = st.size
-        const { matches, head } = yield* io("read", f.path, () => checkHead(f.fh, f.head))
+        const { matches, head } = yield* ioSync("read", f.path, () => checkHead(f.fh.fd, f.head))
         if (!matches || st.size < f.reader.readOffset) {
           // copytruncate (or the same inode rewritten): finish what was read, start again at 0
           yield* Effect.logInfo(`tail: ${f.path} was truncated; reading it again from the start`)
@@ -257,7 +263,10 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
         } else {
           f.head = head
         }
-        const { more, gotData } = yield* f.reader.read(maxBatchLines, now)
+        const { more, gotData } = yield* f.reader.read(Math.min(f.batchLines, maxBatchLines), now)
+        // a backlog starts with a small batch, so that its first failures are stored (and the
+        // scan worker and this thread both busy) within milliseconds; then batches grow
+        f.batchLines = more ? Math.min(f.batchLines * 2, maxBatchLines) : FIRST_BATCH_LINES
         if (gotData || more) {
           f.lastDataAt = now
           f.recheckAt = now + RECHECK_MS
@@ -326,7 +335,7 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
           const ckpt = deps.loadCheckpoint(key)
           let start: Position = { offset: 0, line: 1 }
           if (ckpt !== null) {
-            const { matches } = yield* io("read", p, () => checkHead(fh, { hash: ckpt.headHash, length: ckpt.headLength }))
+            const { matches } = yield* ioSync("read", p, () => checkHead(fh.fd, { hash: ckpt.headHash, length: ckpt.headLength }))
             if (matches && size >= ckpt.offset) {
               start = { offset: ckpt.offset, line: ckpt.line }
             } else if (mode === "recovered") {
@@ -339,7 +348,7 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
           } else if (mode === "initial" && deps.firstStart && spec.startAt === "end") {
             start = yield* endPosition(fh, p, size)
           }
-          const { head } = yield* io("read", p, () => checkHead(fh, null))
+          const { head } = yield* ioSync("read", p, () => checkHead(fh.fd, null))
           const f: Tracked = {
             key,
             path: p,
@@ -353,7 +362,8 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
             lastDataAt: now,
             orphanSince: mode === "recovered" ? now : null,
             recheckAt: null,
-            retryAt: 0
+            retryAt: 0,
+            batchLines: FIRST_BATCH_LINES
           }
           const force = ckpt === null || ckpt.offset !== start.offset || ckpt.line !== start.line
           return { tracked: f, force }

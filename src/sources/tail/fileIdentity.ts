@@ -5,8 +5,7 @@
  * after a truncation.
  */
 import { createHash } from "node:crypto"
-import type * as fs from "node:fs"
-import type { FileHandle } from "node:fs/promises"
+import * as fs from "node:fs"
 
 export const HEAD_MAX = 1024
 
@@ -19,14 +18,17 @@ export interface Head {
   readonly length: number
 }
 
-/** Read the first `min(length, size)` bytes of an open file. */
-export const readHeadBytes = async (fh: FileHandle, length: number): Promise<Buffer> => {
+/**
+ * Read the first `min(length, size)` bytes of an open file. Synchronous, like the tailer's reads:
+ * a page-cache read takes microseconds, and the tailer checks the head before every batch.
+ */
+export const readHeadBytes = (fd: number, length: number): Buffer => {
   const buf = Buffer.allocUnsafe(length)
   let got = 0
   while (got < length) {
-    const { bytesRead } = await fh.read(buf, got, length - got, got)
-    if (bytesRead === 0) break
-    got += bytesRead
+    const n = fs.readSync(fd, buf, got, length - got, got)
+    if (n === 0) break
+    got += n
   }
   return buf.subarray(0, got)
 }
@@ -36,8 +38,8 @@ export const readHeadBytes = async (fh: FileHandle, length: number): Promise<Buf
  * shorter than the known head or its bytes differ; `head` is the file's current head
  * (grown up to `HEAD_MAX` when the file has grown).
  */
-export const checkHead = async (fh: FileHandle, known: Head | null): Promise<{ readonly matches: boolean; readonly head: Head }> => {
-  const bytes = await readHeadBytes(fh, HEAD_MAX)
+export const checkHead = (fd: number, known: Head | null): { readonly matches: boolean; readonly head: Head } => {
+  const bytes = readHeadBytes(fd, HEAD_MAX)
   const head: Head = { hash: hashHead(bytes), length: bytes.length }
   if (known === null) return { matches: true, head }
   if (bytes.length < known.length) return { matches: false, head }
