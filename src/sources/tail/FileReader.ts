@@ -137,6 +137,11 @@ export class RecordScanner {
     this.flush()
   }
 
+  /** Lines in the current scan (pushed since the last `takeScan()`). */
+  get scanned(): number {
+    return this.lines
+  }
+
   /** A record is started but not known to be complete. */
   get hasPending(): boolean {
     return this.assembler.resumePoint() !== null
