@@ -10,7 +10,7 @@ import type { ParseResult } from "./ParsedFailure.js"
 import { redact, redactValue, stripMessages } from "./redact.js"
 import { DEFAULT_MAX_RECORD_CHARS } from "./assemble.js"
 import { firstNonSpace, looksLikeObject, parseLoose, parseLooseText, scanFields, type LooseResult } from "./loose-json.js"
-import { SIGNAL_WORDS_RE } from "./signalWords.js"
+import { LineSignal, SERVICE_CODE_RE, SIGNAL_WORDS_RE } from "./lineSignals.js"
 import { categoryFromWording } from "../classify/classify.js"
 
 export const ignoreReasons = ["empty", "no failure signal", "status < 400", "not an API call", "unreadable"] as const
@@ -41,7 +41,6 @@ const IGNORED: Readonly<Record<IgnoreReason, ParseResult>> = Object.freeze({
 /** The failure words in Chinese: their own test, since a non-ASCII class under /i is slow. */
 const SIGNAL_CJK_RE = /[错失异限超繁余实存拒额]/
 const STATUS_DIGITS_RE = /\b[45]\d\d\b/g
-const SERVICE_CODE_RE = /code\\?["']?[ \t]*[:=][ \t]*\\?["']?\d{5}\b/
 
 /**
  * Cheap test run before any other work: a 4xx/5xx number where the parser would read a status
@@ -49,21 +48,27 @@ const SERVICE_CODE_RE = /code\\?["']?[ \t]*[:=][ \t]*\\?["']?\d{5}\b/
  * start, after `HTTP/1.1`) or a failure word. A number in prose (`heap used 456 MB`, the
  * milliseconds of `10:00:00,450`) is not a signal: the full parse would find no status there.
  * False positives only cost a full parse; false negatives lose failures, so it is generous.
- * `hasWord`: whether a failure word occurs, when the caller already knows (the tailer's scanner
- * looks for the words in the bytes: `hasSignalWordInBytes`).
+ * `signals`: the LineSignal flags of the record's lines, when the caller has them (the tailer's
+ * scanner finds the words and the service's code in the bytes: `lineSignals`).
  */
-export function hasFailureSignal(text: string, hasWord?: boolean): boolean {
+export function hasFailureSignal(text: string, signals?: number): boolean {
+  if (signals === undefined) {
+    return hasStatusSignal(text) || SIGNAL_WORDS_RE.test(text) || SIGNAL_CJK_RE.test(text) || (text.indexOf("code") !== -1 && SERVICE_CODE_RE.test(text))
+  }
+  if ((signals & (LineSignal.Word | LineSignal.ServiceCode)) !== 0) return true
+  return hasStatusSignal(text) || ((signals & LineSignal.NonAscii) !== 0 && SIGNAL_CJK_RE.test(text))
+}
+
+/** A 4xx/5xx number where the parser would read a status. */
+function hasStatusSignal(text: string): boolean {
   STATUS_DIGITS_RE.lastIndex = 0
-  let m: RegExpExecArray | null
-  while ((m = STATUS_DIGITS_RE.exec(text)) !== null) {
-    const i = m.index
+  while (STATUS_DIGITS_RE.test(text)) {
+    const i = STATUS_DIGITS_RE.lastIndex - 3
     if (isStatusLikeNumber(text, i) && (leftKeyword(text, i, true) || rightReason(text, i + 3) || lineStartStatus(text, i) || afterHttpVersion(text, i))) {
       return true
     }
   }
-  if ((hasWord ?? SIGNAL_WORDS_RE.test(text)) || SIGNAL_CJK_RE.test(text)) return true
-  // the service's own body (`{"code": 20012, "message": ...}`) whatever its wording
-  return text.indexOf("code") !== -1 && SERVICE_CODE_RE.test(text)
+  return false
 }
 
 /**

@@ -5,7 +5,7 @@ import { classify } from "../../src/classify/classify.js"
 import { emptyFailure } from "../../src/parse/ParsedFailure.js"
 import { parseLoose, parseLooseText, scanFields } from "../../src/parse/loose-json.js"
 import { hasFailureSignal, ignoreReasons, parseRecord, parseStructured } from "../../src/parse/parse.js"
-import { hasSignalWordInBytes, SIGNAL_WORDS_RE } from "../../src/parse/signalWords.js"
+import { LineSignal, lineSignals, SERVICE_CODE_RE, SIGNAL_WORDS_RE } from "../../src/parse/lineSignals.js"
 import { deterministicEventId, EVENT_ID_RE, newEventId, ulid } from "../../src/sources/ids.js"
 import { classifyText, makeEvent, recordToEvent } from "../../src/sources/pipeline.js"
 
@@ -246,23 +246,29 @@ describe("the pre-filter (hasFailureSignal)", () => {
   })
 })
 
-describe("the failure words on bytes (hasSignalWordInBytes)", () => {
+describe("the pre-filter's signals on bytes (lineSignals)", () => {
   const agrees = (text: string) => {
     const bytes = Buffer.from(`>${text}<`, "utf8")
-    expect(hasSignalWordInBytes(bytes, 1, bytes.length - 1), JSON.stringify(text)).toBe(SIGNAL_WORDS_RE.test(text))
+    const signals = lineSignals(bytes, 1, bytes.length - 1)
+    expect((signals & LineSignal.Word) !== 0, `words in ${JSON.stringify(text)}`).toBe(SIGNAL_WORDS_RE.test(text))
+    expect((signals & LineSignal.ServiceCode) !== 0, `code in ${JSON.stringify(text)}`).toBe(SERVICE_CODE_RE.test(text))
+    expect((signals & LineSignal.NonAscii) !== 0, `non-ASCII in ${JSON.stringify(text)}`).toBe(/[^\x00-\x7f]/.test(text))
   }
 
   it.each([
     "ECONNREFUSED", "Error", "err", "xerr", "er", "TLS", "tlsx", "tls_", "tls 1.3", "mtls", "processTicksAndRejections",
     "Rejection", "rejections!", "rejected", "timestamp", "Timeout", "TIMED OUT", "time-out", "timedout", "responseTime",
     "too many", "toomany", "real-name", "realname", "real name", "hang up", "SSL", "调用失败：限流", "错误err", "errör",
-    "\u00ff\u00e9rr", "ti\u00adme", "payment required", "PAYMENT REQUIRED", "", "a", "again", "ag"
+    "\u00ff\u00e9rr", "ti\u00adme", "payment required", "PAYMENT REQUIRED", "", "a", "again", "ag",
+    '{"code":20012}', '{"code": 20012,', "code=50603", "code:\t\"30001\"", '\\"code\\":\\"50508\\"', "CODE: 20012", "code: 200123",
+    "code: 2001", "errcode=40001", "code = 20012x", "code=20012_", "code\n: 20012", "code=12345é", "code:"
   ])("agrees with the regex on %j", (text) => agrees(text))
 
   it("agrees with the regex on random texts of word pieces, cases and non-ASCII characters", () => {
     const piece = fc.constantFrom(
       "err", "ERR", "Er", "r", "tim", "e", "Time", "out", "d", " ", "-", "_", "tls", "TL", "s", "reject", "ions", "Rejections",
-      "ssl", "too", " many", " large", "real", "name", "hang", " up", "busy", "again", "é", "错误", "🙂", "\u00ff", "x", "4"
+      "ssl", "too", " many", " large", "real", "name", "hang", " up", "busy", "again", "é", "错误", "🙂", "\u00ff", "x", "4",
+      "code", "Code", ":", "=", "\\", '"', "'", "\t", "20012", "5"
     )
     fc.assert(fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => agrees(pieces.join(""))), { numRuns: 2000 })
     fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 40 }), (text) => agrees(text)), { numRuns: 2000 })

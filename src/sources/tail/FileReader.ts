@@ -21,7 +21,7 @@ import * as fs from "node:fs"
 import type { FailureEvent } from "../../classify/Event.js"
 import { type AssembledRecord, RecordAssembler } from "../../parse/assemble.js"
 import { hasFailureSignal } from "../../parse/parse.js"
-import { hasSignalWordInBytes } from "../../parse/signalWords.js"
+import { lineSignals } from "../../parse/lineSignals.js"
 import { eventIdAt, idHashOf } from "../ids.js"
 import { recordToEvent } from "../pipeline.js"
 import { type Line, LineSplitter } from "./lineSplitter.js"
@@ -79,13 +79,13 @@ export class RecordScanner {
   private records: Candidate[] = []
   private skipped = 0
   private lines = 0
-  /** Numbers of the lines pushed whose bytes hold a failure word, oldest first, from `wordHead`. */
-  private wordLines: number[] = []
-  private wordHead = 0
+  /** The lines pushed that have `lineSignals`, oldest first from `signalHead`: number, then flags. */
+  private signalLines: number[] = []
+  private signalHead = 0
 
   constructor(start: Position, opts: ScannerOptions) {
     this.key = opts.key
-    this.splitter = new LineSplitter(start.offset, start.line, opts.chunkSize, opts.maxLineBytes, hasSignalWordInBytes)
+    this.splitter = new LineSplitter(start.offset, start.line, opts.chunkSize, opts.maxLineBytes, lineSignals)
   }
 
   /**
@@ -167,35 +167,35 @@ export class RecordScanner {
     this.records = []
     this.skipped = 0
     this.lines = 0
-    this.wordLines = []
-    this.wordHead = 0
+    this.signalLines = []
+    this.signalHead = 0
   }
 
   private push(line: Line): AssembledRecord[] {
     this.lines++
-    if (line.marked) this.wordLines.push(line.lineNo)
+    if (line.marks !== 0) this.signalLines.push(line.lineNo, line.marks)
     return this.assembler.push(line.text, line.lineNo, line.start, line.end)
   }
 
-  /** Whether a line of `record` holds a failure word; forgets the lines up to its end. */
-  private hasWord(record: AssembledRecord): boolean {
+  /** The `lineSignals` of the lines of `record`, together; forgets the lines up to its end. */
+  private signalsOf(record: AssembledRecord): number {
     const end = record.line + record.lineCount
-    const lines = this.wordLines
-    let found = false
-    while (this.wordHead < lines.length && lines[this.wordHead]! < end) {
-      if (lines[this.wordHead]! >= record.line) found = true
-      this.wordHead++
+    const lines = this.signalLines
+    let signals = 0
+    while (this.signalHead < lines.length && lines[this.signalHead]! < end) {
+      if (lines[this.signalHead]! >= record.line) signals |= lines[this.signalHead + 1]!
+      this.signalHead += 2
     }
-    if (this.wordHead === lines.length && lines.length > 0) {
-      this.wordLines = []
-      this.wordHead = 0
+    if (this.signalHead === lines.length && lines.length > 0) {
+      this.signalLines = []
+      this.signalHead = 0
     }
-    return found
+    return signals
   }
 
   private accept(records: ReadonlyArray<AssembledRecord>): void {
     for (const record of records) {
-      if (!hasFailureSignal(record.text, this.hasWord(record))) {
+      if (!hasFailureSignal(record.text, this.signalsOf(record))) {
         this.skipped++
         continue
       }

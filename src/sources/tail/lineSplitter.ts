@@ -21,12 +21,12 @@ export interface Line {
   readonly start: number
   /** File offset just past the line's terminator (where the next line starts). */
   readonly end: number
-  /** What the splitter's `mark` said about the line's bytes (false without one). */
-  readonly marked: boolean
+  /** What the splitter's `mark` said about the line's bytes (0 without one). */
+  readonly marks: number
 }
 
-/** A test of one line's bytes `[from, to)`, run before they are decoded (the pre-filter's words). */
-export type LineMark = (bytes: Buffer, from: number, to: number) => boolean
+/** Flags for one line's bytes `[from, to)`, found before they are decoded (the pre-filter's `lineSignals`). */
+export type LineMark = (bytes: Buffer, from: number, to: number) => number
 
 export class LineSplitter {
   private buf: Buffer
@@ -144,7 +144,7 @@ export class LineSplitter {
       lineNo: this.lineNo,
       start: this.base + from,
       end: this.base + next,
-      marked: this.mark !== null && this.mark(this.buf, from, stop)
+      marks: this.mark === null ? 0 : this.mark(this.buf, from, stop)
     }
     this.pos = next
     this.lineNo++
