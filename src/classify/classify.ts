@@ -296,21 +296,34 @@ function maskAlnum(word: string): string {
   return digits && letters ? "<id>" : word
 }
 
+/**
+ * Fingerprints of recently seen failures, by their unmasked key: the same failure comes in runs
+ * (a burst of 429s), and masking its message is most of the work. Cleared when full.
+ */
+const recentFingerprints = new Map<string, string>()
+const RECENT_FINGERPRINTS = 4096
+
 /** 16 hex chars identifying "the same failure" (CONTRACT section 4). */
 export function fingerprint(
   f: ParsedFailure,
   c: { readonly category: Category; readonly rateLimitKind: RateLimitKind | null }
 ): string {
-  const key = [
+  const head = [
     c.category,
     c.rateLimitKind ?? "",
     f.status === null ? "" : String(f.status),
     f.code === null ? "" : String(f.code),
     f.model ?? "",
-    f.service ?? "",
-    f.message === null ? "" : maskMessage(f.message)
+    f.service ?? ""
   ].join("\u001f")
-  return hash64Hex(key)
+  const seen = `${head}\u001f${f.message ?? ""}`
+  let fp = recentFingerprints.get(seen)
+  if (fp === undefined) {
+    fp = hash64Hex(`${head}\u001f${f.message === null ? "" : maskMessage(f.message)}`)
+    if (recentFingerprints.size >= RECENT_FINGERPRINTS) recentFingerprints.clear()
+    recentFingerprints.set(seen, fp)
+  }
+  return fp
 }
 
 /**
