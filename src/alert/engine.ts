@@ -22,7 +22,7 @@
  */
 import type BetterSqlite3 from "better-sqlite3"
 import { Context, Data, Duration, Effect, Either, Layer, Schedule } from "effect"
-import type { FailureEvent } from "../classify/Event.js"
+import { type FailureEvent, instantMs } from "../classify/Event.js"
 import type { Config, ConfigError, Receiver } from "../config/Config.js"
 import { formatDuration } from "../config/duration.js"
 import { Database } from "../store/Database.js"
@@ -330,7 +330,7 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
       let lastHistoryPrune = 0
 
       const eventTime = (e: FailureEvent, now: number): number => {
-        const t = Date.parse(e.occurredAt)
+        const t = instantMs(e.occurredAt)
         return Number.isNaN(t) ? now : Math.min(t, now)
       }
       const firstSecondOf = (rule: Rule, now: number) => Math.floor((now - rule.windowMs) / 1000)

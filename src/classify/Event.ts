@@ -58,3 +58,32 @@ export interface FailureEvent {
   readonly bodyNotJson: boolean
   readonly sample: string
 }
+
+const digit = (s: string, i: number): number => {
+  const d = s.charCodeAt(i) - 48
+  return d >= 0 && d <= 9 ? d : NaN
+}
+
+/**
+ * Epoch ms of an event's instant (`occurredAt`, `ingestedAt`), NaN when it is not one:
+ * `Date.parse`, with a fast path for the form every event carries (`toISOString()`:
+ * `2026-11-21T10:00:00.123Z`). The store, the alert engine and the tickets each read every
+ * event's time, and Date.parse was ~150 ns of it.
+ */
+export function instantMs(iso: string): number {
+  if (iso.length !== 24 || iso.charCodeAt(4) !== 45 || iso.charCodeAt(7) !== 45 || iso.charCodeAt(10) !== 84 || iso.charCodeAt(13) !== 58 || iso.charCodeAt(16) !== 58 || iso.charCodeAt(19) !== 46 || iso.charCodeAt(23) !== 90) {
+    return Date.parse(iso)
+  }
+  const month = digit(iso, 5) * 10 + digit(iso, 6)
+  const day = digit(iso, 8) * 10 + digit(iso, 9)
+  const hour = digit(iso, 11) * 10 + digit(iso, 12)
+  const minute = digit(iso, 14) * 10 + digit(iso, 15)
+  const second = digit(iso, 17) * 10 + digit(iso, 18)
+  // anything unusual (including the 29th-31st, which a month may not have) is Date.parse's to judge
+  if (!(month >= 1 && month <= 12 && day >= 1 && day <= 28 && hour <= 23 && minute <= 59 && second <= 59)) return Date.parse(iso)
+  const year = digit(iso, 0) * 1000 + digit(iso, 1) * 100 + digit(iso, 2) * 10 + digit(iso, 3)
+  const ms = digit(iso, 20) * 100 + digit(iso, 21) * 10 + digit(iso, 22)
+  // (Date.UTC reads the years 0-99 as 1900-1999)
+  if (!(year >= 100 && ms >= 0)) return Date.parse(iso)
+  return Date.UTC(year, month - 1, day, hour, minute, second, ms)
+}

@@ -23,6 +23,7 @@ import {
   rateLimitKinds,
   type Category,
   type FailureEvent,
+  instantMs,
   type RateLimitKind,
   type Severity
 } from "../classify/Event.js"
@@ -168,7 +169,7 @@ const iso = (ms: number): string => new Date(ms).toISOString()
 
 /** Epoch ms of an ISO instant; falls back when the text is not a date (the store never fails a batch on it). */
 const toMs = (text: string, fallback: number): number => {
-  const t = Date.parse(text)
+  const t = instantMs(text)
   return Number.isFinite(t) ? t : fallback
 }
 

@@ -17,7 +17,7 @@
 import type BetterSqlite3 from "better-sqlite3"
 import { Data, Effect } from "effect"
 import { EventStore } from "../store/EventStore.js"
-import type { FailureEvent } from "../classify/Event.js"
+import { type FailureEvent, instantMs } from "../classify/Event.js"
 import { Database } from "../store/Database.js"
 
 export interface Diagnosis {
@@ -92,8 +92,8 @@ export const buildDiagnosis = (e: FailureEvent, ctx: DiagnosisContext): Diagnosi
 }
 
 const at = (e: FailureEvent): number => {
-  const t = Date.parse(e.occurredAt)
-  return Number.isNaN(t) ? Date.parse(e.ingestedAt) : t
+  const t = instantMs(e.occurredAt)
+  return Number.isNaN(t) ? instantMs(e.ingestedAt) : t
 }
 
 /** What the `events` table says around the event (see the header for the approximations). */

@@ -8,7 +8,7 @@
  * inside the transaction of its decision, the HTTP routes call the rest through the engine.
  */
 import type BetterSqlite3 from "better-sqlite3"
-import type { FailureEvent } from "../classify/Event.js"
+import { type FailureEvent, instantMs } from "../classify/Event.js"
 import {
   insertNotification,
   iso,
@@ -131,7 +131,7 @@ const byId = (db: BetterSqlite3.Database, id: string): TicketRow | undefined =>
   db.prepare(`SELECT * FROM tickets WHERE id = ?`).get(id) as TicketRow | undefined
 
 const eventTime = (e: FailureEvent, now: number): number => {
-  const t = Date.parse(e.occurredAt)
+  const t = instantMs(e.occurredAt)
   return Number.isNaN(t) ? now : t
 }
 

@@ -1,6 +1,7 @@
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { actionFor, classify, fingerprint, isRetryable, maskMessage, rateLimitKindOf, severityOf } from "../../src/classify/classify.js"
-import type { Category, RateLimitKind } from "../../src/classify/Event.js"
+import { type Category, instantMs, type RateLimitKind } from "../../src/classify/Event.js"
 import { emptyFailure, type ParsedFailure } from "../../src/parse/ParsedFailure.js"
 import { parseRecord } from "../../src/parse/parse.js"
 
@@ -184,4 +185,26 @@ describe("fingerprint", () => {
       "please try again in <dur>. used #, requested # for <q> id <id>"
     )
   })
+})
+
+describe("instantMs (an event's time in epoch ms)", () => {
+  const same = (s: string) => {
+    const a = instantMs(s)
+    const b = Date.parse(s)
+    expect(Number.isNaN(a) ? "NaN" : a, s).toBe(Number.isNaN(b) ? "NaN" : b)
+  }
+
+  it("reads what toISOString writes as Date.parse does", () => {
+    fc.assert(
+      fc.property(fc.date({ min: new Date("0100-01-01T00:00:00Z"), max: new Date("9999-12-31T23:59:59Z"), noInvalidDate: true }), (d) => same(d.toISOString())),
+      { numRuns: 5000 }
+    )
+  })
+
+  it.each([
+    "2026-02-30T10:00:00.000Z", "2024-02-29T12:00:00.000Z", "2026-13-01T00:00:00.000Z", "2026-00-10T00:00:00.000Z",
+    "2026-01-10T24:00:00.000Z", "2026-01-10T23:60:00.000Z", "2026-01-10T23:59:60.000Z", "2026-01-1xT23:59:59.000Z",
+    "abcd-01-10T23:59:59.000Z", "2026-01-10T23:59:59.00xZ", "0000-01-01T00:00:00.000Z", "0099-06-01T00:00:00.000Z",
+    "", "2026-01-10", "+002026-01-10T00:00:00.000Z", "2026-01-10T23:59:59.123+01:00", "2026-01-10 23:59:59.123Z"
+  ])("agrees with Date.parse on %j", (s) => same(s))
 })

@@ -18,7 +18,7 @@
  * timestamp has occurredAt = ingestedAt, so only timestamped records dedupe across reads.
  */
 import * as fs from "node:fs"
-import type { FailureEvent } from "../../classify/Event.js"
+import { type FailureEvent, instantMs } from "../../classify/Event.js"
 import { type AssembledRecord, RecordAssembler } from "../../parse/assemble.js"
 import { hasFailureSignal } from "../../parse/parse.js"
 import { lineSignals } from "../../parse/lineSignals.js"
@@ -238,7 +238,7 @@ export class EventBatcher {
         truncated: record.truncated,
         prefiltered: true,
         idFor: (occurredAt) => {
-          const t = Date.parse(occurredAt)
+          const t = instantMs(occurredAt)
           return eventIdAt(record.idHash, Number.isFinite(t) ? t : nowMs)
         }
       })
