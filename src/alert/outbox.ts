@@ -11,6 +11,7 @@ import type BetterSqlite3 from "better-sqlite3"
 import { Context, Effect, Layer, Option, Queue } from "effect"
 import { randomBytes } from "node:crypto"
 import type { Category, FailureEvent, Severity } from "../classify/Event.js"
+import { statement } from "../store/Database.js"
 import type { Config } from "../config/Config.js"
 import type { Ticket } from "../ticket/tickets.js"
 
@@ -124,7 +125,7 @@ export interface ReceiverRef {
 }
 
 export const bumpCounter = (db: BetterSqlite3.Database, receiver: string, outcome: string, by = 1): void => {
-  db.prepare(
+  statement(db, 
     `INSERT INTO notification_counters (receiver, outcome, count) VALUES (?, ?, ?)
      ON CONFLICT (receiver, outcome) DO UPDATE SET count = count + excluded.count`
   ).run(receiver, outcome, by)
@@ -146,7 +147,7 @@ export const insertNotification = (
   }
 ): void => {
   const n = args.notification
-  const stmt = db.prepare(
+  const stmt = statement(db, 
     `INSERT INTO outbox (id, notification_id, receiver, receiver_type, kind, status, reason, ref_id, order_key,
                          payload, state, attempts, next_attempt_at, created_at, silence_id)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`
@@ -192,13 +193,12 @@ const headCondition = `o.receiver = ? AND o.state = 'pending' AND NOT EXISTS (
 
 /** Rows due for an attempt: at most one per order key, so trigger and resolve keep their order. */
 export const dueRows = (db: BetterSqlite3.Database, receiver: string, now: number, limit: number): ReadonlyArray<OutboxRow> =>
-  db
-    .prepare(`SELECT * FROM outbox o WHERE ${headCondition} AND o.next_attempt_at <= ? ORDER BY o.next_attempt_at, o.seq LIMIT ?`)
+  statement(db, `SELECT * FROM outbox o WHERE ${headCondition} AND o.next_attempt_at <= ? ORDER BY o.next_attempt_at, o.seq LIMIT ?`)
     .all(receiver, now, limit) as Array<OutboxRow>
 
 /** When the next row of this receiver becomes due; null when nothing is pending. */
 export const nextDueAt = (db: BetterSqlite3.Database, receiver: string): number | null =>
-  (db.prepare(`SELECT MIN(o.next_attempt_at) FROM outbox o WHERE ${headCondition}`).pluck().get(receiver) as number | null) ?? null
+  (statement(db, `SELECT MIN(o.next_attempt_at) FROM outbox o WHERE ${headCondition}`).pluck().get(receiver) as number | null) ?? null
 
 export interface AttemptRecord {
   readonly deliveryId: string
@@ -216,11 +216,11 @@ export interface AttemptRecord {
 /** Records one attempt and its consequence on the row, in one transaction. */
 export const recordAttempt = (db: BetterSqlite3.Database, a: AttemptRecord): void => {
   db.transaction(() => {
-    db.prepare(
+    statement(db, 
       `INSERT INTO notification_attempts (delivery_id, attempt, at, duration_ms, status_code, outcome, error) VALUES (?, ?, ?, ?, ?, ?, ?)`
     ).run(a.deliveryId, a.attempt, a.at, a.durationMs, a.statusCode, a.outcome, a.error)
     const state = a.outcome === "failed" ? "pending" : a.outcome
-    db.prepare(
+    statement(db, 
       `UPDATE outbox SET state = ?, attempts = ?, next_attempt_at = ?, delivered_at = ?, last_error = ? WHERE id = ?`
     ).run(state, a.attempt, a.nextAttemptAt, a.outcome === "delivered" ? a.at + a.durationMs : null, a.error, a.deliveryId)
     bumpCounter(db, a.receiver, a.outcome)
@@ -265,8 +265,7 @@ export const iso = (ms: number | null): string | null => (ms === null ? null : n
 const attemptsOf = (db: BetterSqlite3.Database, ids: ReadonlyArray<string>): Map<string, Array<AttemptView>> => {
   const out = new Map<string, Array<AttemptView>>()
   if (ids.length === 0) return out
-  const rows = db
-    .prepare(`SELECT * FROM notification_attempts WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY seq`)
+  const rows = statement(db, `SELECT * FROM notification_attempts WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY seq`)
     .all(JSON.stringify(ids)) as Array<{ delivery_id: string; attempt: number; at: number; duration_ms: number; status_code: number | null; outcome: string; error: string | null }>
   for (const r of rows) {
     const list = out.get(r.delivery_id) ?? []
@@ -316,8 +315,7 @@ export const listNotifications = (
   db: BetterSqlite3.Database,
   q: { readonly state?: string | undefined; readonly receiver?: string | undefined; readonly limit: number; readonly cursor?: number | undefined }
 ): Page<NotificationView> => {
-  const rows = db
-    .prepare(
+  const rows = statement(db, 
       `SELECT * FROM outbox WHERE (@state IS NULL OR state = @state) AND (@receiver IS NULL OR receiver = @receiver)
          AND (@cursor IS NULL OR seq < @cursor) ORDER BY seq DESC LIMIT @limit`
     )
@@ -329,8 +327,7 @@ export const listNotifications = (
 export const notificationsOf = (db: BetterSqlite3.Database, refIds: ReadonlyArray<string>): Map<string, Array<NotificationView>> => {
   const out = new Map<string, Array<NotificationView>>()
   if (refIds.length === 0) return out
-  const rows = db
-    .prepare(`SELECT * FROM outbox WHERE ref_id IN (SELECT value FROM json_each(?)) ORDER BY seq`)
+  const rows = statement(db, `SELECT * FROM outbox WHERE ref_id IN (SELECT value FROM json_each(?)) ORDER BY seq`)
     .all(JSON.stringify(refIds)) as Array<OutboxRow>
   for (const v of toViews(db, rows, false)) {
     const list = out.get(v.refId) ?? []
@@ -342,11 +339,11 @@ export const notificationsOf = (db: BetterSqlite3.Database, refIds: ReadonlyArra
 
 /** faultline_notifications_total{receiver,outcome}. */
 export const notificationCounts = (db: BetterSqlite3.Database): ReadonlyArray<{ receiver: string; outcome: string; count: number }> =>
-  db.prepare(`SELECT receiver, outcome, count FROM notification_counters ORDER BY receiver, outcome`).all() as Array<{ receiver: string; outcome: string; count: number }>
+  statement(db, `SELECT receiver, outcome, count FROM notification_counters ORDER BY receiver, outcome`).all() as Array<{ receiver: string; outcome: string; count: number }>
 
 /** faultline_outbox_pending. */
 export const outboxPending = (db: BetterSqlite3.Database): number =>
-  db.prepare(`SELECT COUNT(*) FROM outbox WHERE state = 'pending'`).pluck().get() as number
+  statement(db, `SELECT COUNT(*) FROM outbox WHERE state = 'pending'`).pluck().get() as number
 
 // ---------------------------------------------------------------------------------------------
 // The service: wake-ups for the relay

@@ -18,7 +18,7 @@ import type BetterSqlite3 from "better-sqlite3"
 import { Data, Effect } from "effect"
 import { EventStore } from "../store/EventStore.js"
 import { type FailureEvent, instantMs } from "../classify/Event.js"
-import { Database } from "../store/Database.js"
+import { Database, statement } from "../store/Database.js"
 
 export interface Diagnosis {
   readonly summary: string
@@ -110,8 +110,7 @@ export const diagnosisContext = (db: BetterSqlite3.Database, e: FailureEvent): D
     dayAgo: t - DAY,
     to: t + HOUR
   }
-  const affected = db
-    .prepare(
+  const affected = statement(db, 
       `SELECT model FROM events
        WHERE category = @category AND occurred_at BETWEEN @hourAgo AND @to
          AND rate_limit_kind IS @kind AND status IS @status AND code IS @code AND service IS @service
@@ -120,8 +119,7 @@ export const diagnosisContext = (db: BetterSqlite3.Database, e: FailureEvent): D
     )
     .pluck()
     .all(params) as Array<string>
-  const other = db
-    .prepare(
+  const other = statement(db, 
       `SELECT model FROM events
        WHERE service IS @service AND occurred_at BETWEEN @dayAgo AND @to
          AND model IS NOT NULL AND model IS NOT @model

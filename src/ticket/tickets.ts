@@ -9,6 +9,7 @@
  */
 import type BetterSqlite3 from "better-sqlite3"
 import { type FailureEvent, instantMs } from "../classify/Event.js"
+import { statement } from "../store/Database.js"
 import {
   insertNotification,
   iso,
@@ -125,10 +126,10 @@ export const ticketNotification = (
 })
 
 const byFingerprint = (db: BetterSqlite3.Database, fp: string): TicketRow | undefined =>
-  db.prepare(`SELECT * FROM tickets WHERE fingerprint = ?`).get(fp) as TicketRow | undefined
+  statement(db, `SELECT * FROM tickets WHERE fingerprint = ?`).get(fp) as TicketRow | undefined
 
 const byId = (db: BetterSqlite3.Database, id: string): TicketRow | undefined =>
-  db.prepare(`SELECT * FROM tickets WHERE id = ?`).get(id) as TicketRow | undefined
+  statement(db, `SELECT * FROM tickets WHERE id = ?`).get(id) as TicketRow | undefined
 
 const eventTime = (e: FailureEvent, now: number): number => {
   const t = instantMs(e.occurredAt)
@@ -163,7 +164,7 @@ export const recordServerErrors = (db: BetterSqlite3.Database, events: ReadonlyA
     if (row === undefined) {
       const e = occurrences[0]!
       const t = eventTime(e, now)
-      db.prepare(
+      statement(db, 
         `INSERT INTO tickets (id, fingerprint, state, count, first_seen, last_seen, opened_at, reopened_count, model, service,
                               status, code, message, sample, event_id, diagnosis, updated_at)
          VALUES (?, ?, 'open', 1, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
@@ -180,12 +181,12 @@ export const recordServerErrors = (db: BetterSqlite3.Database, events: ReadonlyA
     const resolvedAt = row.state === "resolved" ? row.resolved_at : null
     const reopener = resolvedAt === null ? undefined : rest.find((e) => eventTime(e, now) > resolvedAt)
     if (reopener === undefined) {
-      db.prepare(`UPDATE tickets SET count = count + ?, first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?), updated_at = ? WHERE id = ?`).run(
+      statement(db, `UPDATE tickets SET count = count + ?, first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?), updated_at = ? WHERE id = ?`).run(
         rest.length, first, last, now, row.id
       )
       continue
     }
-    db.prepare(
+    statement(db, 
       `UPDATE tickets SET state = 'open', count = count + ?, first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?),
               acknowledged_at = NULL, resolved_at = NULL, reopened_count = reopened_count + 1, message = ?, sample = ?, event_id = ?,
               diagnosis = ?, updated_at = ? WHERE id = ?`
@@ -201,8 +202,7 @@ export const listTickets = (
   db: BetterSqlite3.Database,
   q: { readonly state?: TicketState | undefined; readonly limit: number; readonly cursor?: number | undefined }
 ): Page<Ticket> => {
-  const rows = db
-    .prepare(`SELECT * FROM tickets WHERE (@state IS NULL OR state = @state) AND (@cursor IS NULL OR seq < @cursor) ORDER BY seq DESC LIMIT @limit`)
+  const rows = statement(db, `SELECT * FROM tickets WHERE (@state IS NULL OR state = @state) AND (@cursor IS NULL OR seq < @cursor) ORDER BY seq DESC LIMIT @limit`)
     .all({ state: q.state ?? null, cursor: q.cursor ?? null, limit: q.limit }) as Array<TicketRow>
   return pageOf(rows, q.limit, rows.map(ticketOf))
 }
@@ -220,7 +220,7 @@ export const acknowledgeTicket = (db: BetterSqlite3.Database, id: string, now: n
     const row = byId(db, id)
     if (row === undefined) return { _tag: "NotFound" }
     if (row.state === "resolved") return { _tag: "Conflict", message: `ticket ${id} is resolved; it reopens by itself when the failure occurs again` }
-    if (row.state === "open") db.prepare(`UPDATE tickets SET state = 'acknowledged', acknowledged_at = ?, updated_at = ? WHERE id = ?`).run(now, now, id)
+    if (row.state === "open") statement(db, `UPDATE tickets SET state = 'acknowledged', acknowledged_at = ?, updated_at = ? WHERE id = ?`).run(now, now, id)
     return { _tag: "Changed", ticket: ticketOf(byId(db, id)!), notified: false }
   }).immediate()
 
@@ -230,7 +230,7 @@ export const resolveTicket = (db: BetterSqlite3.Database, id: string, now: numbe
     const row = byId(db, id)
     if (row === undefined) return { _tag: "NotFound" }
     if (row.state === "resolved") return { _tag: "Changed", ticket: ticketOf(row), notified: false }
-    db.prepare(`UPDATE tickets SET state = 'resolved', resolved_at = ?, updated_at = ? WHERE id = ?`).run(now, now, id)
+    statement(db, `UPDATE tickets SET state = 'resolved', resolved_at = ?, updated_at = ? WHERE id = ?`).run(now, now, id)
     const updated = byId(db, id)!
     notify(db, updated, "resolved", now, ctx, null)
     return { _tag: "Changed", ticket: ticketOf(updated), notified: ctx.receivers.length > 0 }
@@ -238,4 +238,4 @@ export const resolveTicket = (db: BetterSqlite3.Database, id: string, now: numbe
 
 /** faultline_tickets_open: tickets not resolved (open or acknowledged). */
 export const ticketsOpen = (db: BetterSqlite3.Database): number =>
-  db.prepare(`SELECT COUNT(*) FROM tickets WHERE state != 'resolved'`).pluck().get() as number
+  statement(db, `SELECT COUNT(*) FROM tickets WHERE state != 'resolved'`).pluck().get() as number
