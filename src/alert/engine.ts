@@ -56,7 +56,7 @@ import {
   sampleEventOf,
   type SampleEvent
 } from "./outbox.js"
-import { alertLabelsOf, type GroupLabels, groupKeyOf, groupLabelsOf, type Rule, resolveRules, ruleMatches } from "./rules.js"
+import { alertLabelsOf, eventGroupKeyOf, type GroupLabels, groupLabelsOf, type Rule, resolveRules, ruleMatches } from "./rules.js"
 
 // ---------------------------------------------------------------------------------------------
 // Pure decision
@@ -431,14 +431,13 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
           const t = eventTime(e, now)
           for (const rule of rules) {
             if (!ruleMatches(rule, e) || t <= now - rule.windowMs) continue
-            const group = groupLabelsOf(rule, e)
-            const key = groupKeyOf(rule.name, group)
+            const key = eventGroupKeyOf(rule, e)
             const second = Math.floor(t / 1000)
             const b = buckets.get(`${key}\u0000${second}`)
             if (b === undefined) buckets.set(`${key}\u0000${second}`, { key, rule: rule.name, second, n: 1 })
             else b.n++
             const g = groups.get(key)
-            if (g === undefined) groups.set(key, { rule, group, events: [e] })
+            if (g === undefined) groups.set(key, { rule, group: groupLabelsOf(rule, e), events: [e] })
             else g.events.push(e)
           }
         }

@@ -118,6 +118,19 @@ export const groupKeyOf = (ruleName: string, labels: GroupLabels): string => {
   return `${ruleName}{${parts.join(",")}}`
 }
 
+/**
+ * `groupKeyOf(rule.name, groupLabelsOf(rule, e))` without building the labels (`groupBy` is
+ * sorted and without duplicates): the engine keys every event of every batch by it.
+ */
+export const eventGroupKeyOf = (rule: Rule, e: FailureEvent): string => {
+  let key = `${rule.name}{`
+  for (let i = 0; i < rule.groupBy.length; i++) {
+    const l = rule.groupBy[i]!
+    key += `${i === 0 ? "" : ","}${l}=${JSON.stringify(labelValue(e, l))}`
+  }
+  return `${key}}`
+}
+
 /** What silences match and Alertmanager receives: the rule's identity plus the group labels. */
 export const alertLabelsOf = (rule: Rule, group: GroupLabels): Readonly<Record<string, string | null>> => ({
   alertname: rule.name,

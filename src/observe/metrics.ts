@@ -115,15 +115,20 @@ export class Metrics {
     const s = this.sourcesCap.label(source)
     if (linesRead > 0) this.linesRead.inc({ source: s }, linesRead)
     if (ignored > 0) this.linesIgnored.inc({ source: s }, ignored)
+    // one inc per label set: prom-client hashes the labels on every call
+    const counts = new Map<string, { labels: Record<string, string>; n: number }>()
     for (const e of inserted) {
-      this.failures.inc({
-        category: e.category,
-        rate_limit_kind: e.rateLimitKind ?? "none",
-        status: e.status === null ? "none" : String(e.status),
-        model: this.models.label(e.model),
-        service: this.services.label(e.service)
-      })
+      const model = this.models.label(e.model)
+      const service = this.services.label(e.service)
+      const key = `${e.category}\u0000${e.rateLimitKind}\u0000${e.status}\u0000${model}\u0000${service}`
+      const c = counts.get(key)
+      if (c !== undefined) c.n++
+      else {
+        const labels = { category: e.category, rate_limit_kind: e.rateLimitKind ?? "none", status: e.status === null ? "none" : String(e.status), model, service }
+        counts.set(key, { labels, n: 1 })
+      }
     }
+    for (const { labels, n } of counts.values()) this.failures.inc(labels, n)
   }
 
   text(): Promise<string> {

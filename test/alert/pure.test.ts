@@ -9,7 +9,7 @@ import { dedupKeyOf, encodePagerDuty, pagerDutySeverity } from "../../src/alert/
 import { encodeSlack } from "../../src/alert/receivers/slack.js"
 import { encodeWebhook } from "../../src/alert/receivers/webhook.js"
 import { backoffDelay, judgeAttempt, parseRetryAfter, settle } from "../../src/alert/relay.js"
-import { builtinRules, groupKeyOf, groupLabelsOf, resolveRules, ruleMatches, type Rule } from "../../src/alert/rules.js"
+import { builtinRules, eventGroupKeyOf, groupKeyOf, groupLabelsOf, resolveRules, ruleMatches, type Rule } from "../../src/alert/rules.js"
 import { baseUrlOf, buildDiagnosis, formatDiagnosis, PROXY_HINT } from "../../src/ticket/diagnosis.js"
 import { config, event, iso, T0 } from "./helpers.js"
 
@@ -65,6 +65,18 @@ describe("rules", () => {
     expect(groupKeyOf("rate-limited", labels)).toBe('rate-limited{model="m1",rateLimitKind="RPM"}')
     expect(groupKeyOf("rate-limited", { rateLimitKind: "RPM", model: "m1" })).toBe(groupKeyOf("rate-limited", labels))
     expect(groupKeyOf("x", { model: null })).toBe("x{model=null}")
+  })
+
+  it("keys an event's group directly as it keys its labels", () => {
+    const events = [
+      event({ category: "rate_limit", rateLimitKind: "RPM", model: "m1" }),
+      event({ category: "rate_limit", rateLimitKind: "TPD", model: null, service: 'chat "api"' }),
+      event({ category: "server_error", status: 500, code: 50500, model: "m\u00e9" })
+    ]
+    const all = [...rules(), rule("by-everything", [{ name: "by-everything", category: "rate_limit", groupBy: ["service", "model", "rateLimitKind", "status", "code"] }])]
+    for (const r of all) {
+      for (const e of events) expect(eventGroupKeyOf(r, e)).toBe(groupKeyOf(r.name, groupLabelsOf(r, e)))
+    }
   })
 })
 
