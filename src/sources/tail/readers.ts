@@ -136,11 +136,21 @@ export class ScanWorker {
   }
 
   request(req: ScanCall, path: string): Effect.Effect<ScanState, TailIoError> {
-    return Effect.async<ScanReply>((resume) => {
+    return Effect.suspend(() => ScanWorker.answer(this.send(req, path), path))
+  }
+
+  /** Post a request now; the promise resolves with its answer (a failed one when the worker is lost). */
+  send(req: ScanCall, path: string): Promise<ScanReply> {
+    return new Promise<ScanReply>((resolve) => {
       const seq = ++this.seq
-      this.pending.set(seq, { resolve: (r) => resume(Effect.succeed(r)), path })
+      this.pending.set(seq, { resolve, path })
       this.ensure().postMessage({ ...req, seq })
-    }).pipe(
+    })
+  }
+
+  /** The state an answer carries, or its failure. */
+  static answer(reply: Promise<ScanReply>, path: string): Effect.Effect<ScanState, TailIoError> {
+    return Effect.promise(() => reply).pipe(
       Effect.flatMap((r) => (r.ok ? Effect.succeed(r) : Effect.fail(new TailIoError({ op: "read", path, code: r.code, message: r.message }))))
     )
   }
@@ -193,6 +203,11 @@ export class RemoteReader implements TailReader {
   private openAt: Position | null
   /** The worker has (or may have) state for this file, and may be reading its descriptor. */
   private known = false
+  /**
+   * The next `read`, asked for as soon as the previous one said there is more: the worker's
+   * answer travels (and the worker scans on) while this thread commits the batch it has.
+   */
+  private next: Promise<ScanReply> | null = null
 
   constructor(
     private readonly worker: ScanWorker,
@@ -216,8 +231,12 @@ export class RemoteReader implements TailReader {
   }
 
   read(maxLines: number, nowMs: number) {
-    return this.call({ op: "read", id: this.id, maxLines: Math.max(1, maxLines - this.batcher.size) }, nowMs).pipe(
-      Effect.map((s) => ({ more: s.more, gotData: s.gotData }))
+    const req = { op: "read", id: this.id, maxLines: Math.max(1, maxLines - this.batcher.size) } as const
+    return this.call(req, nowMs).pipe(
+      Effect.map((s) => {
+        if (s.more) this.next = this.worker.send(req, this.file)
+        return { more: s.more, gotData: s.gotData }
+      })
     )
   }
 
@@ -231,6 +250,7 @@ export class RemoteReader implements TailReader {
 
   restart(start: Position): void {
     this.batcher.takeBatch() // dropped: read and not taken
+    this.next = null // answered from the old state: dropped too
     this.state = { position: start, hasPending: false, readOffset: start.offset }
     this.openAt = start
   }
@@ -240,6 +260,7 @@ export class RemoteReader implements TailReader {
    * it): the tailer closes the file after this, and the number may then be reused.
    */
   close(): Effect.Effect<void> {
+    this.next = null
     if (!this.known) return Effect.void
     return this.worker.request({ op: "close", id: this.id }, this.file).pipe(Effect.ignore)
   }
@@ -270,14 +291,25 @@ export class RemoteReader implements TailReader {
         yield* this.worker.request({ op: "open", id: this.id, fd: this.fd, start: at, scanner: { key, chunkSize, maxLineBytes } }, this.file)
         this.openAt = null
       }
-      const s = yield* this.worker.request(req, this.file).pipe(
-        // the worker lost this file's state (it died and was started again): reopen at the last
-        // position handed out, which is where the tailer's next commit stands
-        Effect.tapError(() => Effect.sync(() => (this.openAt = this.state.position)))
-      )
-      this.batcher.absorb(s.scan, nowMs)
-      this.state = { position: s.position, hasPending: s.hasPending, readOffset: s.readOffset }
-      return s
+      // the read asked for ahead of time answers a read; before anything else it is taken first
+      const ahead = this.next
+      this.next = null
+      if (ahead !== null && req.op !== "read") yield* this.absorb(ScanWorker.answer(ahead, this.file), nowMs)
+      return yield* this.absorb(ahead !== null && req.op === "read" ? ScanWorker.answer(ahead, this.file) : this.worker.request(req, this.file), nowMs)
     })
+  }
+
+  private absorb(answer: Effect.Effect<ScanState, TailIoError>, nowMs: number): Effect.Effect<ScanState, TailIoError> {
+    return answer.pipe(
+      // the worker lost this file's state (it died and was started again): reopen at the last
+      // position handed out, which is where the tailer's next commit stands
+      Effect.tapError(() => Effect.sync(() => (this.openAt = this.state.position))),
+      Effect.tap((s) =>
+        Effect.sync(() => {
+          this.batcher.absorb(s.scan, nowMs)
+          this.state = { position: s.position, hasPending: s.hasPending, readOffset: s.readOffset }
+        })
+      )
+    )
   }
 }
