@@ -381,8 +381,23 @@ interface Written {
 }
 
 /** Add a stored event to its series' aggregates and the category timeline. */
-function aggregate(w: Written, e: FailureEvent, ms: number): void {
+/** The series keys of recent fingerprints, with what else makes the key (building one is a JSON.stringify). */
+type SeenSeries = Pick<FailureEvent, "category" | "rateLimitKind" | "status" | "model" | "service"> & { readonly key: string }
+const recentSeries = new Map<string, SeenSeries>()
+
+function seriesKeyOf(e: FailureEvent): string {
+  const s = recentSeries.get(e.fingerprint)
+  if (s !== undefined && s.category === e.category && s.rateLimitKind === e.rateLimitKind && s.status === e.status && s.model === e.model && s.service === e.service) {
+    return s.key
+  }
   const key = seriesKey(e.fingerprint, e.category, e.rateLimitKind, e.status, e.model, e.service)
+  if (recentSeries.size >= 4096) recentSeries.clear()
+  recentSeries.set(e.fingerprint, { category: e.category, rateLimitKind: e.rateLimitKind, status: e.status, model: e.model, service: e.service, key })
+  return key
+}
+
+function aggregate(w: Written, e: FailureEvent, ms: number): void {
+  const key = seriesKeyOf(e)
   let a = w.aggs.get(key)
   if (a === undefined) {
     a = { fingerprint: e.fingerprint, first: e, count: 0, firstMs: ms, lastMs: ms, latest: e, minutes: new Map(), hours: new Map(), days: new Map() }

@@ -201,7 +201,15 @@ export class RecordScanner {
       }
       // the same bytes read again (a replay of a tailed file) get the same id; other bytes at the
       // same offset (the file was truncated and rewritten) get another one
-      this.records.push({ ...record, idHash: idHashOf([this.key, `:${record.startOffset}:`, record.text]) })
+      this.records.push({
+        text: record.text,
+        line: record.line,
+        startOffset: record.startOffset,
+        endOffset: record.endOffset,
+        truncated: record.truncated,
+        lineCount: record.lineCount,
+        idHash: idHashOf([this.key, `:${record.startOffset}:`, record.text])
+      })
     }
   }
 }
