@@ -297,10 +297,13 @@ function maskAlnum(word: string): string {
 }
 
 /**
- * Fingerprints of recently seen failures, by their unmasked key: the same failure comes in runs
- * (a burst of 429s), and masking its message is most of the work. Cleared when full.
+ * Fingerprints of recently seen failures, by message and then by the other parts of the key:
+ * the same failure comes in runs (a burst of 429s), and masking its message is most of the work.
+ * Keyed by the message string itself rather than a concatenated key, which would have to be
+ * built and flattened for every event. Bounded: messages up to 512 characters, 4096 of them
+ * (cleared when full), 64 keys each.
  */
-const recentFingerprints = new Map<string, string>()
+const recentFingerprints = new Map<string, Map<string, string>>()
 const RECENT_FINGERPRINTS = 4096
 
 /** 16 hex chars identifying "the same failure" (CONTRACT section 4). */
@@ -316,12 +319,17 @@ export function fingerprint(
     f.model ?? "",
     f.service ?? ""
   ].join("\u001f")
-  const seen = `${head}\u001f${f.message ?? ""}`
-  let fp = recentFingerprints.get(seen)
+  const message = f.message ?? ""
+  let byHead = recentFingerprints.get(message)
+  let fp = byHead?.get(head)
   if (fp === undefined) {
     fp = hash64Hex(`${head}\u001f${f.message === null ? "" : maskMessage(f.message)}`)
-    if (recentFingerprints.size >= RECENT_FINGERPRINTS) recentFingerprints.clear()
-    recentFingerprints.set(seen, fp)
+    if (message.length > 512) return fp
+    if (byHead === undefined) {
+      if (recentFingerprints.size >= RECENT_FINGERPRINTS) recentFingerprints.clear()
+      recentFingerprints.set(message, (byHead = new Map()))
+    }
+    if (byHead.size < 64) byHead.set(head, fp)
   }
   return fp
 }

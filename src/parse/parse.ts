@@ -1063,7 +1063,9 @@ function isoFromEpochMs(ms: number): string {
     isoPrefix = iso.slice(0, 20)
   }
   const frac = t - sec * 1000
-  return isoPrefix + (frac < 10 ? "00" : frac < 100 ? "0" : "") + frac + "Z"
+  // joined, not concatenated: a flat string, which every later reader of the instant
+  // (instantMs, five times per event) scans ~4x faster than a concatenation's rope
+  return [isoPrefix, frac < 10 ? "00" : frac < 100 ? "0" : "", frac, "Z"].join("")
 }
 
 /** Already `YYYY-MM-DDTHH:MM:SS.sssZ` (what pino, winston and most shippers write). */
