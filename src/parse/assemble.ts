@@ -92,6 +92,9 @@ const TRACEBACK_TAIL = "Traceback (most recent call last):"
 const HTML_START_RE = /<(?:!doctype html|html|body)\b/i
 const HTML_END_RE = /<\/html>/i
 
+/** What `push` returns for a line that completes no record (most lines): one shared empty list (never changed). */
+const NONE: ReadonlyArray<AssembledRecord> = []
+
 export class RecordAssembler {
   private pending: Pending | null = null
   private readonly maxChars: number
@@ -107,14 +110,14 @@ export class RecordAssembler {
    * `startOffset`/`endOffset` are the byte offsets of the line's first byte and of the byte after
    * its newline. Returns the records that this line completed (zero, one, or rarely two).
    */
-  push(line: string, lineNo: number, startOffset: number, endOffset: number): AssembledRecord[] {
+  push(line: string, lineNo: number, startOffset: number, endOffset: number): ReadonlyArray<AssembledRecord> {
     if (line.length > 0 && line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1)
     const p = this.pending
     const c0 = line.length === 0 ? -1 : line.charCodeAt(0)
     const blank = c0 === -1 || ((c0 === 32 || c0 === 9) && isBlank(line))
 
     if (p === null) {
-      if (blank) return []
+      if (blank) return NONE
       this.pending = this.start(line, c0, lineNo, startOffset, endOffset)
       return this.checkLineBound()
     }
@@ -146,9 +149,9 @@ export class RecordAssembler {
   }
 
   /** End of input (or idle): returns the pending record, if any. */
-  flush(): AssembledRecord[] {
+  flush(): ReadonlyArray<AssembledRecord> {
     const p = this.pending
-    if (p === null) return []
+    if (p === null) return NONE
     this.pending = null
     return [finish(p)]
   }
@@ -159,9 +162,9 @@ export class RecordAssembler {
     return p === null ? null : { offset: p.startOffset, line: p.line }
   }
 
-  private checkLineBound(): AssembledRecord[] {
+  private checkLineBound(): ReadonlyArray<AssembledRecord> {
     const p = this.pending
-    if (p === null || p.lineCount < this.maxLines) return []
+    if (p === null || p.lineCount < this.maxLines) return NONE
     p.truncated = true
     this.pending = null
     return [finish(p)]

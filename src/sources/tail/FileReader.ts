@@ -95,7 +95,7 @@ export class RecordScanner {
   pump(maxLines: number): boolean {
     const splitter = this.splitter
     while (this.lines < maxLines) {
-      const line = splitter.next()
+      const line = splitter.advance()
       if (line === null) return false
       const done = this.push(line)
       if (done.length > 0) this.accept(done)
@@ -127,10 +127,10 @@ export class RecordScanner {
 
   /** The writer is gone: the bytes after the last newline are a line too; finish everything. */
   finish(): void {
-    let line = this.splitter.next()
+    let line = this.splitter.advance()
     while (line !== null) {
       this.accept(this.push(line))
-      line = this.splitter.next()
+      line = this.splitter.advance()
     }
     const rest = this.splitter.rest()
     if (rest !== null) this.accept(this.push(rest))
@@ -171,7 +171,7 @@ export class RecordScanner {
     this.signalHead = 0
   }
 
-  private push(line: Line): AssembledRecord[] {
+  private push(line: Line): ReadonlyArray<AssembledRecord> {
     this.lines++
     if (line.marks !== 0) this.signalLines.push(line.lineNo, line.marks)
     return this.assembler.push(line.text, line.lineNo, line.start, line.end)

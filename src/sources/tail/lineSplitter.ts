@@ -120,6 +120,15 @@ export class LineSplitter {
 
   /** The next complete line, or null when only a partial line (or nothing) is buffered. */
   next(): Line | null {
+    const line = this.advance()
+    return line === null ? null : { ...line }
+  }
+
+  /**
+   * `next()` without a new object per line: the line returned is this splitter's, overwritten by
+   * the next call (the scanner reads each line once; a backlog has millions).
+   */
+  advance(): Line | null {
     const pos = this.pos
     if (pos >= this.end) return null
     const nl = this.view.indexOf(10, pos)
@@ -135,17 +144,18 @@ export class LineSplitter {
   rest(): Line | null {
     if (this.pos >= this.end) return null
     const stop = this.buf[this.end - 1] === 13 ? this.end - 1 : this.end
-    return this.emit(this.pos, stop, this.end)
+    return { ...this.emit(this.pos, stop, this.end) }
   }
 
+  private readonly current: { text: string; lineNo: number; start: number; end: number; marks: number } = { text: "", lineNo: 0, start: 0, end: 0, marks: 0 }
+
   private emit(from: number, stop: number, next: number): Line {
-    const line: Line = {
-      text: this.buf.toString("utf8", from, stop),
-      lineNo: this.lineNo,
-      start: this.base + from,
-      end: this.base + next,
-      marks: this.mark === null ? 0 : this.mark(this.buf, from, stop)
-    }
+    const line = this.current
+    line.text = this.buf.toString("utf8", from, stop)
+    line.lineNo = this.lineNo
+    line.start = this.base + from
+    line.end = this.base + next
+    line.marks = this.mark === null ? 0 : this.mark(this.buf, from, stop)
     this.pos = next
     this.lineNo++
     return line
