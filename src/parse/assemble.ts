@@ -234,7 +234,7 @@ export class RecordAssembler {
     if (c0 === 123 /* { */ || c0 === 91 /* [ */) {
       // A JSON line begins a new record, unless the previous line announced a body and the
       // line is not itself a structured log line.
-      return p.depth === 0 && p.quote === 0 && invitesBody(p.lastLine) && !LOG_LINE_KEYS_RE.test(line)
+      return p.depth === 0 && p.quote === 0 && !LOG_LINE_KEYS_RE.test(line) && invitesBody(p.lastLine)
     }
     if (c0 === 60 /* < */ && HTML_START_RE.test(line) && invitesBody(p.lastLine)) return true
     if (isHardStart(line, c0)) return false
