@@ -1,5 +1,6 @@
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { dropMessages, redact, stripMessages } from "../../src/parse/redact.js"
+import { dropMessages, FIELD_RE, redact, stripMessages } from "../../src/parse/redact.js"
 import { parseRecord, parseStructured } from "../../src/parse/parse.js"
 
 const SECRET = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
@@ -87,6 +88,31 @@ describe("redact", () => {
     const t0 = performance.now()
     for (const s of inputs) redact(s)
     expect(performance.now() - t0).toBeLessThan(1000)
+  })
+})
+
+describe("FIELD_RE (secret-valued fields)", () => {
+  // the pattern before the api-key prefix moved into a lookbehind: the reference
+  const REFERENCE =
+    /(?<![A-Za-z0-9_-])((?:(?:[A-Za-z0-9]{1,32}_){0,4}api[_-]?key|apikey|authorization|password|passwd|(?:access_|refresh_|id_|auth_)?token|(?:client_)?secret)\\?["']?[ \t]{0,4}:[ \t]{0,4})(\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')/gi
+  const mark = (_m: string, head: string, value: string) => `${head}[${value}]`
+  const same = (text: string) => expect(text.replace(FIELD_RE, mark), JSON.stringify(text)).toBe(text.replace(REFERENCE, mark))
+
+  it.each([
+    `{"api_key": "sk-1", "openai_api_key":"x", "a_b_c_d_api-key": 'y', "a_b_c_d_e_api_key": "z"}`,
+    `password: 'p' passwd:"q" my_token: "no" access_token:"t" client_secret: "s" xsecret: "no"`,
+    `{\\"apikey\\":\\"k\\"} API_KEY: "K" Authorization: "Bearer t" -api_key: "no" _api_key: "no"`,
+    `${"a".repeat(33)}_api_key: "long segment" ${"b".repeat(32)}_api_key: "32"`
+  ])("matches what the reference matches in %j", (text) => same(text))
+
+  it("matches what the reference matches in random texts of name pieces", () => {
+    const piece = fc.constantFrom(
+      "api", "API", "_", "-", "key", "Key", "apikey", "my", "x", "a1", "abcdefghijklmnopqrstuvwxyz0123456789", ":", " ", "\t",
+      "'", '"', "\\", '\\"', "token", "access_", "id_", "password", "passwd", "secret", "client_", "authorization", "{", "=", "\n", "é"
+    )
+    fc.assert(fc.property(fc.array(piece, { maxLength: 16 }), (pieces) => {
+      same(pieces.join(""))
+    }), { numRuns: 20000 })
   })
 })
 
