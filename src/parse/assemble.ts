@@ -97,6 +97,24 @@ const NONE: ReadonlyArray<AssembledRecord> = []
 
 export class RecordAssembler {
   private pending: Pending | null = null
+  private readonly slot: Pending = {
+    first: "",
+    parts: null,
+    chars: 0,
+    lastLine: "",
+    line: 0,
+    startOffset: 0,
+    endOffset: 0,
+    lineCount: 0,
+    truncated: false,
+    depth: 0,
+    quote: 0,
+    stringLines: 0,
+    backslash: false,
+    mode: Mode.Plain,
+    curl: false,
+    curlResponded: false
+  }
   private readonly maxChars: number
   private readonly maxLines: number
 
@@ -177,24 +195,24 @@ export class RecordAssembler {
       first = cut(first, this.maxChars)
       truncated = true
     }
-    const p: Pending = {
-      first,
-      parts: null,
-      chars: first.length,
-      lastLine: line,
-      line: lineNo,
-      startOffset,
-      endOffset,
-      lineCount: 1,
-      truncated,
-      depth: 0,
-      quote: 0,
-      stringLines: 0,
-      backslash: false,
-      mode: Mode.Plain,
-      curl: false,
-      curlResponded: false
-    }
+    // one Pending for the assembler's life: a record is copied out (finish) before the next starts
+    const p = this.slot
+    p.first = first
+    p.parts = null
+    p.chars = first.length
+    p.lastLine = line
+    p.line = lineNo
+    p.startOffset = startOffset
+    p.endOffset = endOffset
+    p.lineCount = 1
+    p.truncated = truncated
+    p.depth = 0
+    p.quote = 0
+    p.stringLines = 0
+    p.backslash = false
+    p.mode = Mode.Plain
+    p.curl = false
+    p.curlResponded = false
     if (c0 === 72 /* H */ && line.startsWith("HTTP/")) p.mode = Mode.Headers
     else if ((c0 === 42 /* * */ || c0 === 62 /* > */ || c0 === 60 /* < */) && isCurlVerboseLine(line)) {
       p.mode = Mode.CurlV
