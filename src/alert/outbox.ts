@@ -125,7 +125,8 @@ export interface ReceiverRef {
 }
 
 export const bumpCounter = (db: BetterSqlite3.Database, receiver: string, outcome: string, by = 1): void => {
-  statement(db, 
+  statement(
+    db,
     `INSERT INTO notification_counters (receiver, outcome, count) VALUES (?, ?, ?)
      ON CONFLICT (receiver, outcome) DO UPDATE SET count = count + excluded.count`
   ).run(receiver, outcome, by)
@@ -147,7 +148,8 @@ export const insertNotification = (
   }
 ): void => {
   const n = args.notification
-  const stmt = statement(db, 
+  const stmt = statement(
+    db,
     `INSERT INTO outbox (id, notification_id, receiver, receiver_type, kind, status, reason, ref_id, order_key,
                          payload, state, attempts, next_attempt_at, created_at, silence_id)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`
@@ -216,11 +218,13 @@ export interface AttemptRecord {
 /** Records one attempt and its consequence on the row, in one transaction. */
 export const recordAttempt = (db: BetterSqlite3.Database, a: AttemptRecord): void => {
   db.transaction(() => {
-    statement(db, 
+    statement(
+      db,
       `INSERT INTO notification_attempts (delivery_id, attempt, at, duration_ms, status_code, outcome, error) VALUES (?, ?, ?, ?, ?, ?, ?)`
     ).run(a.deliveryId, a.attempt, a.at, a.durationMs, a.statusCode, a.outcome, a.error)
     const state = a.outcome === "failed" ? "pending" : a.outcome
-    statement(db, 
+    statement(
+      db,
       `UPDATE outbox SET state = ?, attempts = ?, next_attempt_at = ?, delivered_at = ?, last_error = ? WHERE id = ?`
     ).run(state, a.attempt, a.nextAttemptAt, a.outcome === "delivered" ? a.at + a.durationMs : null, a.error, a.deliveryId)
     bumpCounter(db, a.receiver, a.outcome)
@@ -315,10 +319,11 @@ export const listNotifications = (
   db: BetterSqlite3.Database,
   q: { readonly state?: string | undefined; readonly receiver?: string | undefined; readonly limit: number; readonly cursor?: number | undefined }
 ): Page<NotificationView> => {
-  const rows = statement(db, 
-      `SELECT * FROM outbox WHERE (@state IS NULL OR state = @state) AND (@receiver IS NULL OR receiver = @receiver)
-         AND (@cursor IS NULL OR seq < @cursor) ORDER BY seq DESC LIMIT @limit`
-    )
+  const rows = statement(
+    db,
+    `SELECT * FROM outbox WHERE (@state IS NULL OR state = @state) AND (@receiver IS NULL OR receiver = @receiver)
+       AND (@cursor IS NULL OR seq < @cursor) ORDER BY seq DESC LIMIT @limit`
+  )
     .all({ state: q.state ?? null, receiver: q.receiver ?? null, cursor: q.cursor ?? null, limit: q.limit }) as Array<OutboxRow>
   return pageOf(rows, q.limit, toViews(db, rows, true))
 }

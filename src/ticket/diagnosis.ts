@@ -110,23 +110,25 @@ export const diagnosisContext = (db: BetterSqlite3.Database, e: FailureEvent): D
     dayAgo: t - DAY,
     to: t + HOUR
   }
-  const affected = statement(db, 
-      `SELECT model FROM events
-       WHERE category = @category AND occurred_at BETWEEN @hourAgo AND @to
-         AND rate_limit_kind IS @kind AND status IS @status AND code IS @code AND service IS @service
-         AND model IS NOT NULL AND model IS NOT @model
-       GROUP BY model ORDER BY MAX(occurred_at) DESC LIMIT 20`
-    )
+  const affected = statement(
+    db,
+    `SELECT model FROM events
+     WHERE category = @category AND occurred_at BETWEEN @hourAgo AND @to
+       AND rate_limit_kind IS @kind AND status IS @status AND code IS @code AND service IS @service
+       AND model IS NOT NULL AND model IS NOT @model
+     GROUP BY model ORDER BY MAX(occurred_at) DESC LIMIT 20`
+  )
     .pluck()
     .all(params) as Array<string>
-  const other = statement(db, 
-      `SELECT model FROM events
-       WHERE service IS @service AND occurred_at BETWEEN @dayAgo AND @to
-         AND model IS NOT NULL AND model IS NOT @model
-       GROUP BY model
-       HAVING SUM(category = 'model_not_found') = 0 AND SUM(category = @category AND occurred_at >= @hourAgo) = 0
-       ORDER BY MAX(occurred_at) DESC LIMIT 1`
-    )
+  const other = statement(
+    db,
+    `SELECT model FROM events
+     WHERE service IS @service AND occurred_at BETWEEN @dayAgo AND @to
+       AND model IS NOT NULL AND model IS NOT @model
+     GROUP BY model
+     HAVING SUM(category = 'model_not_found') = 0 AND SUM(category = @category AND occurred_at >= @hourAgo) = 0
+     ORDER BY MAX(occurred_at) DESC LIMIT 1`
+  )
     .pluck()
     .get({ service: params.service, model: params.model, category: params.category, dayAgo: params.dayAgo, hourAgo: params.hourAgo, to: params.to }) as
     | string

@@ -164,7 +164,8 @@ export const recordServerErrors = (db: BetterSqlite3.Database, events: ReadonlyA
     if (row === undefined) {
       const e = occurrences[0]!
       const t = eventTime(e, now)
-      statement(db, 
+      statement(
+        db,
         `INSERT INTO tickets (id, fingerprint, state, count, first_seen, last_seen, opened_at, reopened_count, model, service,
                               status, code, message, sample, event_id, diagnosis, updated_at)
          VALUES (?, ?, 'open', 1, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
@@ -186,7 +187,8 @@ export const recordServerErrors = (db: BetterSqlite3.Database, events: ReadonlyA
       )
       continue
     }
-    statement(db, 
+    statement(
+      db,
       `UPDATE tickets SET state = 'open', count = count + ?, first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?),
               acknowledged_at = NULL, resolved_at = NULL, reopened_count = reopened_count + 1, message = ?, sample = ?, event_id = ?,
               diagnosis = ?, updated_at = ? WHERE id = ?`
