@@ -236,10 +236,13 @@ describe("model-based: random appends, rotations, truncations and crashes", () =
             // logrotate renames a file the tailer has been following for a while: wait until it
             // has opened the current one (its checkpoint exists), not until it read it all. A
             // file renamed away milliseconds after it was created, before anything saw it, is
-            // out of reach of any tailer (no glob names it any more).
+            // out of reach of any tailer (no glob names it any more). A checkpoint keeps the
+            // path its file was followed at, except that a file found rotated after a crash is
+            // committed under its new name (app.log.1): every file that stood at app.log counts.
             await waitFor("the tailer to have opened the current file", async () => {
               const r = await d.json("/v1/report?since=3650d")
-              return r.ingest.sources.filter((x: { source: string }) => x.source === `file:${log}`).length >= filesAtPath || undefined
+              const stoodAtLog = (x: { source: string }) => x.source === `file:${log}` || x.source.startsWith(`file:${log}.`)
+              return r.ingest.sources.filter(stoodAtLog).length >= filesAtPath || undefined
             })
             fs.renameSync(log, path.join(dir, `logs/app.log.${++rotations}`))
             fs.writeFileSync(log, "")
