@@ -66,9 +66,10 @@ const TailerLive = (config: Config, cwd: string) =>
         loadCheckpoint: (key) => store.checkpoint(key),
         allCheckpoints: () => store.checkpoints(),
         firstStart,
-        // on a backlog, ~5% of lines are failures: 50k lines make transactions of ~2500 rows
-        // (fewer commits and tailer cycles: 20k was ~8% slower on the tail bench, 100k no faster
-        // and 8 MB more RSS); only the candidate records of a batch reach this thread
+        // on a backlog, ~4% of lines are failures: 50k lines make transactions of ~2000 rows
+        // (fewer commits and tailer cycles: 20k was ~8% slower on the tail bench; 75k ~4% faster
+        // but peaked at 196-198 MB RSS against a 200 MB goal); only the candidate records of a
+        // batch reach this thread
         maxBatchLines: 50_000
       })
       if (firstStart) db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES ('tail.firstStartedAt', ?)`).run(new Date().toISOString())

@@ -433,8 +433,9 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
             if (!ruleMatches(rule, e) || t <= now - rule.windowMs) continue
             const key = eventGroupKeyOf(rule, e)
             const second = Math.floor(t / 1000)
-            const b = buckets.get(`${key}\u0000${second}`)
-            if (b === undefined) buckets.set(`${key}\u0000${second}`, { key, rule: rule.name, second, n: 1 })
+            const bucketKey = `${key}\u0000${second}`
+            const b = buckets.get(bucketKey)
+            if (b === undefined) buckets.set(bucketKey, { key, rule: rule.name, second, n: 1 })
             else b.n++
             const g = groups.get(key)
             if (g === undefined) groups.set(key, { rule, group: groupLabelsOf(rule, e), events: [e] })
@@ -444,11 +445,11 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
         return { groups, buckets }
       }
 
-      /** The `n` newest events, oldest first (a stable sort: ties keep the batch's order). */
-      const newestOf = (events: ReadonlyArray<FailureEvent>, now: number, n: number): Array<FailureEvent> => {
+      /** The `n` newest events with their times, oldest first (a stable sort: ties keep the batch's order). */
+      const newestOf = (events: ReadonlyArray<FailureEvent>, now: number, n: number): Array<{ readonly t: number; readonly e: FailureEvent }> => {
         const timed = events.map((e) => ({ t: eventTime(e, now), e }))
         timed.sort((a, b) => a.t - b.t)
-        return timed.slice(-n).map((x) => x.e)
+        return timed.slice(-n)
       }
 
       // one transaction function for the engine's life (db.transaction wraps a new function each call)
@@ -457,9 +458,9 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
         for (const b of buckets.values()) st.bucket.run(b.key, b.rule, b.second, b.n)
         for (const [key, g] of groups) {
           const newest = newestOf(g.events, now, SAMPLE_EVENTS)
-          for (const e of newest) st.sample.run(key, eventTime(e, now), e.id, JSON.stringify(sampleEventOf(e)))
+          for (const { t, e } of newest) st.sample.run(key, t, e.id, JSON.stringify(sampleEventOf(e)))
           st.trimSamples.run({ key })
-          decideGroup(g.rule, key, g.group, now, newest[newest.length - 1]!, signal)
+          decideGroup(g.rule, key, g.group, now, newest[newest.length - 1]!.e, signal)
         }
         if (recordServerErrors(db, events, now, ticketCtx)) for (const r of ticketCtx.receivers) signal.add(r.name)
       })

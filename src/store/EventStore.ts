@@ -380,7 +380,6 @@ interface Written {
   readonly counters: Map<string, [number, number, number]>
 }
 
-/** Add a stored event to its series' aggregates and the category timeline. */
 /** The series keys of recent fingerprints, with what else makes the key (building one is a JSON.stringify). */
 type SeenSeries = Pick<FailureEvent, "category" | "rateLimitKind" | "status" | "model" | "service"> & { readonly key: string }
 const recentSeries = new Map<string, SeenSeries>()
@@ -396,6 +395,7 @@ function seriesKeyOf(e: FailureEvent): string {
   return key
 }
 
+/** Add a stored event to its series' aggregates and the category timeline. */
 function aggregate(w: Written, e: FailureEvent, ms: number): void {
   const key = seriesKeyOf(e)
   let a = w.aggs.get(key)

@@ -149,21 +149,21 @@ const notify = (db: BetterSqlite3.Database, row: TicketRow, status: TicketNotifi
  * were written (the relay is to be woken).
  */
 export const recordServerErrors = (db: BetterSqlite3.Database, events: ReadonlyArray<FailureEvent>, now: number, ctx: TicketContext): boolean => {
-  const byFp = new Map<string, Array<FailureEvent>>()
+  // each event's time read once, not in every comparison of the sort
+  const byFp = new Map<string, Array<{ readonly t: number; readonly e: FailureEvent }>>()
   for (const e of events) {
     if (e.category !== "server_error") continue
     const list = byFp.get(e.fingerprint)
-    if (list === undefined) byFp.set(e.fingerprint, [e])
-    else list.push(e)
+    if (list === undefined) byFp.set(e.fingerprint, [{ t: eventTime(e, now), e }])
+    else list.push({ t: eventTime(e, now), e })
   }
   let notified = false
   for (const [fp, list] of byFp) {
-    const occurrences = list.sort((a, b) => eventTime(a, now) - eventTime(b, now))
+    const occurrences = list.sort((a, b) => a.t - b.t)
     let row = byFingerprint(db, fp)
-    let rest: ReadonlyArray<FailureEvent> = occurrences
+    let rest: ReadonlyArray<{ readonly t: number; readonly e: FailureEvent }> = occurrences
     if (row === undefined) {
-      const e = occurrences[0]!
-      const t = eventTime(e, now)
+      const { t, e } = occurrences[0]!
       statement(
         db,
         `INSERT INTO tickets (id, fingerprint, state, count, first_seen, last_seen, opened_at, reopened_count, model, service,
@@ -176,11 +176,11 @@ export const recordServerErrors = (db: BetterSqlite3.Database, events: ReadonlyA
       rest = occurrences.slice(1)
     }
     if (rest.length === 0) continue
-    const first = eventTime(rest[0]!, now)
-    const last = eventTime(rest[rest.length - 1]!, now)
+    const first = rest[0]!.t
+    const last = rest[rest.length - 1]!.t
     // the first occurrence after the resolution (by event time) reopens; older ones only count
     const resolvedAt = row.state === "resolved" ? row.resolved_at : null
-    const reopener = resolvedAt === null ? undefined : rest.find((e) => eventTime(e, now) > resolvedAt)
+    const reopener = resolvedAt === null ? undefined : rest.find((o) => o.t > resolvedAt)?.e
     if (reopener === undefined) {
       statement(db, `UPDATE tickets SET count = count + ?, first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?), updated_at = ? WHERE id = ?`).run(
         rest.length, first, last, now, row.id
