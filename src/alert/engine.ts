@@ -117,11 +117,14 @@ export interface Silence {
 
 export class SilenceError extends Data.TaggedError("SilenceError")<{ readonly reason: "invalid"; readonly message: string }> {}
 
-/** Alertmanager semantics: a missing label is the empty string; regexes are anchored. */
+/**
+ * Alertmanager semantics: a missing label is the empty string; regexes are anchored. A matcher's
+ * label is the API caller's text, so only the alert's own labels are read (not `constructor`).
+ */
 export const silenceMatches = (labels: Readonly<Record<string, string | null>>, matchers: ReadonlyArray<Matcher>): boolean =>
   matchers.length > 0 &&
   matchers.every((m) => {
-    const v = labels[m.label] ?? ""
+    const v = (Object.hasOwn(labels, m.label) ? labels[m.label] : null) ?? ""
     return m.isRegex ? new RegExp(`^(?:${m.value})$`).test(v) : v === m.value
   })
 

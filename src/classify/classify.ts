@@ -36,40 +36,42 @@ export function categoryFromWording(text: string): Category | null {
   return null
 }
 
-const CLASS_CATEGORY: Readonly<Record<string, Category>> = {
-  RateLimitError: "rate_limit",
-  AuthenticationError: "auth_key",
-  PermissionDeniedError: "permission",
-  BadRequestError: "invalid_request",
-  UnprocessableEntityError: "invalid_request",
-  InternalServerError: "server_error",
-  ServiceUnavailableError: "overload",
-  APIConnectionError: "transport",
-  APITimeoutError: "transport",
-  ConnectTimeout: "transport",
-  ReadTimeout: "transport",
-  ConnectError: "transport",
-  ProxyError: "transport",
-  SSLError: "transport"
-}
+// Maps, not object literals: the keys looked up are the log's own text, and `__proto__` or
+// `constructor` must find nothing rather than Object.prototype's members.
+const CLASS_CATEGORY: ReadonlyMap<string, Category> = new Map<string, Category>([
+  ["RateLimitError", "rate_limit"],
+  ["AuthenticationError", "auth_key"],
+  ["PermissionDeniedError", "permission"],
+  ["BadRequestError", "invalid_request"],
+  ["UnprocessableEntityError", "invalid_request"],
+  ["InternalServerError", "server_error"],
+  ["ServiceUnavailableError", "overload"],
+  ["APIConnectionError", "transport"],
+  ["APITimeoutError", "transport"],
+  ["ConnectTimeout", "transport"],
+  ["ReadTimeout", "transport"],
+  ["ConnectError", "transport"],
+  ["ProxyError", "transport"],
+  ["SSLError", "transport"]
+])
 
 /** OpenAI-style `error.type` / string `code` values. */
-const TYPE_CATEGORY: Readonly<Record<string, Category>> = {
-  rate_limit_exceeded: "rate_limit",
-  rate_limit_error: "rate_limit",
-  requests: "rate_limit",
-  tokens: "rate_limit",
-  insufficient_quota: "quota",
-  billing_hard_limit_reached: "quota",
-  invalid_api_key: "auth_key",
-  authentication_error: "auth_key",
-  permission_error: "permission",
-  model_not_found: "model_not_found",
-  invalid_request_error: "invalid_request",
-  server_error: "server_error",
-  api_error: "server_error",
-  overloaded_error: "overload"
-}
+const TYPE_CATEGORY: ReadonlyMap<string, Category> = new Map<string, Category>([
+  ["rate_limit_exceeded", "rate_limit"],
+  ["rate_limit_error", "rate_limit"],
+  ["requests", "rate_limit"],
+  ["tokens", "rate_limit"],
+  ["insufficient_quota", "quota"],
+  ["billing_hard_limit_reached", "quota"],
+  ["invalid_api_key", "auth_key"],
+  ["authentication_error", "auth_key"],
+  ["permission_error", "permission"],
+  ["model_not_found", "model_not_found"],
+  ["invalid_request_error", "invalid_request"],
+  ["server_error", "server_error"],
+  ["api_error", "server_error"],
+  ["overloaded_error", "overload"]
+])
 
 // ---------------------------------------------------------------------------------------------
 
@@ -140,12 +142,12 @@ function fromWordsAndClasses(f: ParsedFailure, text: string): Category {
   if (worded !== null) return worded
   if (f.transportError !== null) return "transport"
   if (f.errorClass !== null) {
-    const byClass = CLASS_CATEGORY[f.errorClass]
+    const byClass = CLASS_CATEGORY.get(f.errorClass)
     if (byClass !== undefined) return byClass
   }
   for (const key of [f.errorType, typeof f.code === "string" ? f.code : null]) {
     if (key === null) continue
-    const byType = TYPE_CATEGORY[key.toLowerCase()]
+    const byType = TYPE_CATEGORY.get(key.toLowerCase())
     if (byType !== undefined) return byType
   }
   return "unknown"

@@ -107,6 +107,8 @@ describe("silences", () => {
     [[{ label: "model", value: "Qwen", isRegex: true }], false],
     [[{ label: "alertname", value: "rate-limited", isRegex: false }, { label: "rateLimitKind", value: "TPD", isRegex: false }], false],
     [[{ label: "service", value: "", isRegex: false }], true],
+    [[{ label: "constructor", value: "", isRegex: false }], true],
+    [[{ label: "toString", value: ".+", isRegex: true }], false],
     [[], false]
   ])("%j → %s", (matchers, expected) => {
     expect(silenceMatches(labels, matchers)).toBe(expected)

@@ -60,7 +60,10 @@ describe("classify: precedence (CONTRACT section 4)", () => {
     ["Rate limit reached ... (TPM)", { message: "Rate limit reached for gpt-4 in organization org-x on tokens per min (TPM)" }, "rate_limit"],
     ["quota wording", { message: "You exceeded your current quota, please check your plan and billing details." }, "quota"],
     ["transport text", { transportError: "ECONNREFUSED", message: "connect ECONNREFUSED 10.0.0.7:443" }, "transport"],
-    ["nothing known", { message: "something odd", code: 1010 }, "unknown"]
+    ["nothing known", { message: "something odd", code: 1010 }, "unknown"],
+    ["a code named __proto__", { message: "something odd", code: "__proto__" }, "unknown"],
+    ["an error type named constructor", { message: "something odd", errorType: "constructor" }, "unknown"],
+    ["an error class named toString", { message: "something odd", errorClass: "toString" }, "unknown"]
   ])("without a status: %s", (_name, over, category) => {
     expect(classify(f(over)).category).toBe(category)
   })

@@ -493,6 +493,26 @@ describe("webhook bodies that are hostile", () => {
     expect(await storedById(nullAuth)).toMatchObject({ status: 401, category: "auth_key" })
   })
 
+  // Found by the fuzz test: a string code looked up in a plain object found Object.prototype.
+  it("stores records whose code or error type is a name of Object.prototype as unknown, beside the others", async () => {
+    const names = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"]
+    const ids = names.flatMap((n) => [uid("proto-code"), uid("proto-type")])
+    const good = uid("proto-good")
+    const records = [
+      ...names.flatMap((n, i) => [
+        { id: ids[2 * i], code: n, message: "something odd happened" },
+        { id: ids[2 * i + 1], message: "something odd happened", body: { error: { type: n, code: n, message: "boom" } } }
+      ]),
+      { id: good, status: 429, message: "Rate limit reached for requests per minute (RPM)" }
+    ]
+    const res = expectCleanIngestAnswer(await post(JSON.stringify(records)), "prototype names")
+    expect(res).toMatchObject({ accepted: records.length, rejected: [] })
+    const stored = await allEvents(d)
+    for (const id of ids) expect(stored.find((e) => e.id === id), id).toMatchObject({ category: "unknown", severity: "warning" })
+    expect(stored.find((e) => e.id === good)).toMatchObject({ category: "rate_limit", rateLimitKind: "RPM" })
+    await expectServing(d, "prototype names")
+  })
+
   it("logged no internal error through all of it", async () => {
     expect(internalErrors(d).map((l) => l.msg)).toEqual([])
     expect(rssMb(d)).toBeLessThan(RSS_LIMIT_MB)
