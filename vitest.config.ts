@@ -19,7 +19,7 @@ export default defineConfig({
     reporters: ["default", "./test/summary-reporter.ts"],
     projects: [
       { extends: true, test: { name: "suite", include: ["test/**/*.test.ts"], exclude: alone } },
-      { extends: true, test: { name: "alone", include: alone, fileParallelism: false, sequence: { groupOrder: 1 } } }
+      { extends: true, test: { name: "alone", include: alone, poolOptions: { forks: { singleFork: true } }, sequence: { groupOrder: 1 } } }
     ]
   }
 })
