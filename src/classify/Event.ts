@@ -31,6 +31,10 @@ export interface Classification {
   readonly action: string
   /** 16 hex chars, stable across request ids, counts, durations and quoted values. */
   readonly fingerprint: string
+  /** What decided the category: a configured rule, a catalogue entry, the status, the wording. */
+  readonly decidedBy: { readonly kind: "rule" | "catalog" | "status" | "wording"; readonly name: string }
+  /** The provider, from the record or from the catalogue entry that matched; null when unknown. */
+  readonly provider: string | null
 }
 
 /** One failed call as stored, served and printed (CONTRACT section 5). */
@@ -56,6 +60,7 @@ export interface FailureEvent {
   readonly action: string
   readonly fingerprint: string
   readonly bodyNotJson: boolean
+  readonly provider: string | null
   readonly sample: string
 }
 

@@ -1,95 +1,80 @@
 /**
  * ParsedFailure -> category, rate-limit kind, severity, retryable, action, fingerprint
- * (CONTRACT section 4). Pure; the status wins over words, except quota wording on 429/403.
+ * (CONTRACT section 4). The decision is made once, in this order: the user's rules
+ * (`classify.rules`), then the status table refined by the provider catalogue and the built-in
+ * wording (the status wins over words, except quota; a catalogue entry that names the status
+ * is the provider's own word on it), then, without a status, the catalogue and the wording.
  */
 import type { ParsedFailure } from "../parse/ParsedFailure.js"
 import type { Category, Classification, RateLimitKind, Severity } from "./Event.js"
+import { type Entry, lookup } from "../catalog/index.js"
+import { wording, wordingOf } from "../catalog/wording.js"
+import { matchRule, rulesVersion } from "./rules.js"
 
-// ---------------------------------------------------------------------------------------------
-// Vocabulary: unambiguous wording of the service, of OpenAI-compatible APIs and of client
-// libraries, in English and Chinese. Every pattern is linear (literals, bounded gaps).
+export { categoryFromWording, wording } from "../catalog/wording.js"
 
-export const wording = {
-  realname: /real[- ]?name|实名/i,
-  quota:
-    /insufficient[_ ]quota|exceeded your current quota|quota (?:has been |is )?(?:exceeded|exhausted|used up)|out of quota|insufficient (?:account |credit )?balance|balance (?:is )?(?:insufficient|not enough|too low)|credit balance is too low|out of credits|insufficient credits|余额不足|欠费|额度不足|额度已用完|配额不足/i,
-  modelNotFound:
-    /\bmodels?\b[^\n]{0,100}?\b(?:does not|doesn't|not) exists?\b|model_not_found|no such model|unknown model|模型不存在|模型[^，。\n]{0,40}不存在/i,
-  rateLimit:
-    /rate[ _-]?limit(?:ed|ing)?[ _](?:reached|exceeded|error|hit)|(?:due to|hit|exceeds?|exceeded|reached) (?:the |your |a )?(?:\w+ )?rate[ _-]?limit|\bRateLimitError\b|too many requests|\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD)\b[^.\n]{0,24}(?:limit|reached|exceeded)|(?:limit|reached|max|exceeded)[^.\n]{0,24}\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD)\b|限流|请求过于频繁|频率超限|速率限制/i,
-  overload: /too busy|\boverloaded\b|server is busy|system is busy|系统繁忙|服务繁忙|负载过高|服务器繁忙/i,
-  authKey:
-    /invalid api[ _-]?key|incorrect api[ _-]?key|api[ _-]?key is invalid|invalid_api_key|api key not valid|invalid x-api-key|authentication_error|api key (?:is )?(?:missing|not (?:set|provided))|令牌无效|密钥无效/i,
-  serverError: /server had an error|an error occurred while processing your request|internal server error/i
-} as const
-
-/** The category that wording alone makes unambiguous, or null. Used when no status is given. */
-export function categoryFromWording(text: string): Category | null {
-  if (text === "") return null
-  if (wording.realname.test(text)) return "auth_realname"
-  if (wording.quota.test(text)) return "quota"
-  if (wording.modelNotFound.test(text)) return "model_not_found"
-  if (wording.rateLimit.test(text)) return "rate_limit"
-  if (wording.overload.test(text)) return "overload"
-  if (wording.authKey.test(text)) return "auth_key"
-  if (wording.serverError.test(text)) return "server_error"
-  return null
+/** What decided the category (`--explain`'s `decidedBy`). */
+export interface DecidedBy {
+  readonly kind: "rule" | "catalog" | "status" | "wording"
+  /** The rule's name, the catalogue entry's id, the status, or the wording's name. */
+  readonly name: string
 }
 
-// Maps, not object literals: the keys looked up are the log's own text, and `__proto__` or
-// `constructor` must find nothing rather than Object.prototype's members.
-const CLASS_CATEGORY: ReadonlyMap<string, Category> = new Map<string, Category>([
-  ["RateLimitError", "rate_limit"],
-  ["AuthenticationError", "auth_key"],
-  ["PermissionDeniedError", "permission"],
-  ["BadRequestError", "invalid_request"],
-  ["UnprocessableEntityError", "invalid_request"],
-  ["InternalServerError", "server_error"],
-  ["ServiceUnavailableError", "overload"],
-  ["APIConnectionError", "transport"],
-  ["APITimeoutError", "transport"],
-  ["ConnectTimeout", "transport"],
-  ["ReadTimeout", "transport"],
-  ["ConnectError", "transport"],
-  ["ProxyError", "transport"],
-  ["SSLError", "transport"]
-])
-
-/** OpenAI-style `error.type` / string `code` values. */
-const TYPE_CATEGORY: ReadonlyMap<string, Category> = new Map<string, Category>([
-  ["rate_limit_exceeded", "rate_limit"],
-  ["rate_limit_error", "rate_limit"],
-  ["requests", "rate_limit"],
-  ["tokens", "rate_limit"],
-  ["insufficient_quota", "quota"],
-  ["billing_hard_limit_reached", "quota"],
-  ["invalid_api_key", "auth_key"],
-  ["authentication_error", "auth_key"],
-  ["permission_error", "permission"],
-  ["model_not_found", "model_not_found"],
-  ["invalid_request_error", "invalid_request"],
-  ["server_error", "server_error"],
-  ["api_error", "server_error"],
-  ["overloaded_error", "overload"]
-])
+export interface Verdict {
+  readonly category: Category
+  readonly rateLimitKind: RateLimitKind | null
+  readonly decidedBy: DecidedBy
+  /** The provider the matched catalogue entry identifies (null when it does not). */
+  readonly provider: string | null
+}
 
 // ---------------------------------------------------------------------------------------------
 
 export function classify(f: ParsedFailure): Classification {
-  const text = classificationText(f)
-  const category = f.status !== null ? fromStatus(f.status, f, text) : fromWordsAndClasses(f, text)
-  const rateLimitKind = category === "rate_limit" ? rateLimitKindOf(text) : null
-  const partial = { category, rateLimitKind }
+  const v = verdictOf(f)
+  const provider = f.provider ?? v.provider
   return {
-    category,
-    rateLimitKind,
-    severity: severityOf(category, rateLimitKind),
-    retryable: isRetryable(category, rateLimitKind),
-    action: actionFor(category, rateLimitKind),
-    fingerprint: fingerprint(f, partial)
+    category: v.category,
+    rateLimitKind: v.rateLimitKind,
+    severity: severityOf(v.category, v.rateLimitKind),
+    retryable: isRetryable(v.category, v.rateLimitKind),
+    action: actionFor(v.category, v.rateLimitKind),
+    fingerprint: fingerprint(f, v),
+    decidedBy: v.decidedBy,
+    provider
   }
 }
 
+/**
+ * Verdicts of recently seen failures, by message and then by the other inputs of the decision:
+ * failures come in runs, and the catalogue's patterns are most of the work. Bounded like the
+ * fingerprints; cleared when the rules change.
+ */
+const recentVerdicts = new Map<string, Map<string, Verdict>>()
+const RECENT_VERDICTS = 4096
+let verdictsOfRules = 0
+
+export function verdictOf(f: ParsedFailure): Verdict {
+  if (verdictsOfRules !== rulesVersion()) {
+    recentVerdicts.clear()
+    verdictsOfRules = rulesVersion()
+  }
+  const message = f.message ?? ""
+  const head = `${f.status ?? ""}\u001f${f.code ?? ""}\u001f${f.errorType ?? ""}\u001f${f.errorClass ?? ""}\u001f${f.provider ?? ""}\u001f${f.transportError === null ? "" : "t"}`
+  let byHead = recentVerdicts.get(message)
+  let v = byHead?.get(head)
+  if (v !== undefined) return v
+  v = decide(f)
+  if (message.length > 512) return v
+  if (byHead === undefined) {
+    if (recentVerdicts.size >= RECENT_VERDICTS) recentVerdicts.clear()
+    recentVerdicts.set(message, (byHead = new Map()))
+  }
+  if (byHead.size < 64) byHead.set(head, v)
+  return v
+}
+
+/** The text that words are looked for in: the message and the names the record carries. */
 function classificationText(f: ParsedFailure): string {
   let t = f.message ?? ""
   if (f.errorType !== null) t += " " + f.errorType
@@ -98,21 +83,77 @@ function classificationText(f: ParsedFailure): string {
   return t
 }
 
-function fromStatus(status: number, f: ParsedFailure, text: string): Category {
+const verdict = (category: Category, text: string, decidedBy: DecidedBy, kind?: RateLimitKind, provider: string | null = null): Verdict => ({
+  category,
+  rateLimitKind: category === "rate_limit" ? (kind ?? rateLimitKindOf(text)) : null,
+  decidedBy,
+  provider
+})
+
+const byEntry = (e: Entry, text: string): Verdict =>
+  verdict(e.category, text, { kind: "catalog", name: e.id }, e.rateLimitKind, e.identifies === true ? e.family : null)
+
+/** Without a status: what the words may say, most specific first. */
+const WORD_ORDER: ReadonlyArray<Category> = [
+  "auth_realname", "quota", "model_not_found", "rate_limit", "overload", "auth_key", "permission", "invalid_request", "server_error", "transport", "unknown"
+]
+const QUOTA: ReadonlyArray<Category> = ["quota"]
+const AFTER_400: ReadonlyArray<Category> = ["quota", "model_not_found", "auth_key"]
+const AFTER_403: ReadonlyArray<Category> = ["auth_realname", "quota", "permission"]
+
+function decide(f: ParsedFailure): Verdict {
+  const text = classificationText(f)
+  const rule = matchRule(f)
+  if (rule !== null) return verdict(rule.category, text, { kind: "rule", name: rule.name }, rule.rateLimitKind ?? undefined)
+  const input = { status: f.status, code: f.code, errorType: f.errorType, errorClass: f.errorClass, text, provider: f.provider }
+  if (f.status === null) return withoutStatus(f, text, lookup(input, WORD_ORDER))
+  const status = f.status
+  const order = status === 403 ? AFTER_403 : status === 400 || status === 404 ? AFTER_400 : tableCategory(status) === null ? WORD_ORDER : QUOTA
+  const found = lookup(input, order)
+  // the provider's own word on its status (Anthropic's 529, Gemini's 400 for a bad key)
+  const explicit = found.find((e) => e.match.status !== undefined)
+  if (explicit !== undefined) return byEntry(explicit, text)
+  const quota = found.find((e) => e.category === "quota")
+  if (quota !== undefined) return byEntry(quota, text)
+  if (wording.quota.test(text)) return verdict("quota", text, { kind: "wording", name: "quota" })
+  const byStatus: DecidedBy = { kind: "status", name: String(status) }
   switch (status) {
-    case 402:
-      return "quota"
-    case 429:
-      return wording.quota.test(text) ? "quota" : "rate_limit"
-    case 403:
-      if (f.code === 30003 || wording.realname.test(text)) return "auth_realname"
-      return wording.quota.test(text) ? "quota" : "permission"
-    case 401:
-      return "auth_key"
+    case 403: {
+      if (wording.realname.test(text)) return verdict("auth_realname", text, { kind: "wording", name: "realname" })
+      const e = found.find((x) => x.category === "auth_realname" || x.category === "permission")
+      return e !== undefined ? byEntry(e, text) : verdict("permission", text, byStatus)
+    }
     case 400:
-      return isModelNotFound(f, text) ? "model_not_found" : "invalid_request"
+    case 404: {
+      const e = found.find((x) => x.category === "model_not_found")
+      if (e !== undefined) return byEntry(e, text)
+      if (wording.modelNotFound.test(text)) return verdict("model_not_found", text, { kind: "wording", name: "modelNotFound" })
+      return verdict(status === 400 ? "invalid_request" : "unknown", text, byStatus)
+    }
+  }
+  const table = tableCategory(status)
+  if (table !== null) return verdict(table, text, byStatus)
+  // A status without a category of its own (413, 529, ...): the provider's meaning, else the words.
+  if (found.length > 0) return byEntry(found[0], text)
+  const worded = wordingOf(text)
+  if (worded !== null && worded.category === "model_not_found") return verdict(worded.category, text, { kind: "wording", name: worded.name })
+  return verdict("unknown", text, byStatus)
+}
+
+/** The contract's status table (section 4); null for statuses without a category of their own. */
+function tableCategory(status: number): Category | null {
+  switch (status) {
+    case 400:
     case 422:
       return "invalid_request"
+    case 401:
+      return "auth_key"
+    case 402:
+      return "quota"
+    case 403:
+      return "permission"
+    case 429:
+      return "rate_limit"
     case 503:
     case 504:
       return "overload"
@@ -123,34 +164,26 @@ function fromStatus(status: number, f: ParsedFailure, text: string): Category {
     case 530:
       return "transport"
     default:
-      if (status >= 520 && status <= 527) return "transport"
-      // Statuses without a category of their own (404, 413, ...): a model-not-found message
-      // is still specific enough (OpenAI answers 404 for an unknown model).
-      return isModelNotFound(f, text) ? "model_not_found" : "unknown"
+      return status >= 520 && status <= 527 ? "transport" : null
   }
 }
 
-function isModelNotFound(f: ParsedFailure, text: string): boolean {
-  return f.code === 20012 || wording.modelNotFound.test(text)
-}
-
-function fromWordsAndClasses(f: ParsedFailure, text: string): Category {
-  if (f.code === 20012) return "model_not_found"
-  if (f.code === 50508) return "overload"
-  if (f.code === 30003) return "auth_realname"
-  const worded = categoryFromWording(text)
-  if (worded !== null) return worded
-  if (f.transportError !== null) return "transport"
-  if (f.errorClass !== null) {
-    const byClass = CLASS_CATEGORY.get(f.errorClass)
-    if (byClass !== undefined) return byClass
+/** No status: the catalogue by code, then the words, then a transport failure, class and type. */
+function withoutStatus(f: ParsedFailure, text: string, found: ReadonlyArray<Entry>): Verdict {
+  const byCode = found.find((e) => e.match.code !== undefined)
+  if (byCode !== undefined) return byEntry(byCode, text)
+  const byMessage = found.find((e) => e.match.code === undefined && e.match.type === undefined && e.match.errorClass === undefined && e.match.message !== undefined)
+  const worded = wordingOf(text)
+  if (byMessage !== undefined && (worded === null || WORD_ORDER.indexOf(byMessage.category) <= WORD_ORDER.indexOf(worded.category))) {
+    return byEntry(byMessage, text)
   }
-  for (const key of [f.errorType, typeof f.code === "string" ? f.code : null]) {
-    if (key === null) continue
-    const byType = TYPE_CATEGORY.get(key.toLowerCase())
-    if (byType !== undefined) return byType
-  }
-  return "unknown"
+  if (worded !== null) return verdict(worded.category, text, { kind: "wording", name: worded.name })
+  if (f.transportError !== null) return verdict("transport", text, { kind: "wording", name: "transport" })
+  const byClass = found.find((e) => e.match.errorClass !== undefined)
+  if (byClass !== undefined) return byEntry(byClass, text)
+  const byType = found.find((e) => e.match.type !== undefined)
+  if (byType !== undefined) return byEntry(byType, text)
+  return verdict("unknown", text, { kind: "status", name: "none" })
 }
 
 // ---------------------------------------------------------------------------------------------

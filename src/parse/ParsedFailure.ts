@@ -27,6 +27,8 @@ export interface ParsedFailure {
   readonly messagesCount: number | null
   /** The record was longer than the record limit and was cut. */
   readonly truncated: boolean
+  /** The API's provider or gateway (a catalogue family id) when the record tells it. */
+  readonly provider: string | null
 }
 
 /** The outcome of parsing one record: a failed call, or a reason it is not one. */
@@ -49,5 +51,6 @@ export const emptyFailure: ParsedFailure = {
   errorClass: null,
   transportError: null,
   messagesCount: null,
-  truncated: false
+  truncated: false,
+  provider: null
 }

@@ -11,7 +11,8 @@ import { redact, redactValue, stripMessages } from "./redact.js"
 import { DEFAULT_MAX_RECORD_CHARS } from "./assemble.js"
 import { firstNonSpace, looksLikeObject, parseLoose, parseLooseText, scanFields, type LooseResult } from "./loose-json.js"
 import { LineSignal, SERVICE_CODE_RE, SIGNAL_WORDS_RE } from "./lineSignals.js"
-import { categoryFromWording } from "../classify/classify.js"
+import { categoryFromWording } from "../catalog/wording.js"
+import { providerOfText } from "../catalog/index.js"
 
 export const ignoreReasons = ["empty", "no failure signal", "status < 400", "not an API call", "unreadable"] as const
 export type IgnoreReason = (typeof ignoreReasons)[number]
@@ -150,6 +151,8 @@ interface Draft {
   explicitCode: boolean
   sawPath: boolean
   sawLlmPath: boolean
+  /** Given explicitly (webhook `provider`). */
+  provider: string | null
 }
 
 function newDraft(): Draft {
@@ -181,7 +184,8 @@ function newDraft(): Draft {
     hasBody: false,
     explicitCode: false,
     sawPath: false,
-    sawLlmPath: false
+    sawLlmPath: false,
+    provider: null
   }
 }
 
@@ -236,6 +240,8 @@ export function parseStructured(obj: Record<string, unknown>): ParseResult {
     const endpoint = str(o["endpoint"])
     if (endpoint !== null) notePath(d, endpoint, true)
     if (typeof o["stream"] === "boolean") d.stream = o["stream"]
+    const provider = str(o["provider"])
+    if (provider !== null && provider.length <= 64) d.provider = provider.trim().toLowerCase()
     const error = o["error"]
     if (typeof error === "string" && error.trim() !== "" && !looksLikeObject(error)) {
       d.transportError = transportSignature(error) ?? normalizeMessage(error)
@@ -286,7 +292,8 @@ function conclude(d: Draft, text: string): ParseResult {
       errorClass: d.errorClass,
       transportError: d.transportError,
       messagesCount: d.messagesCount,
-      truncated: d.truncated
+      truncated: d.truncated,
+      provider: d.provider ?? providerOfText(text)?.provider ?? null
     },
     sample: cutUtf8(text, SAMPLE_MAX_BYTES)
   }

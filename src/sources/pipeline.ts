@@ -55,6 +55,7 @@ export function makeEvent(parsed: ParsedFailure, sample: string, c: Classificati
     action: c.action,
     fingerprint: c.fingerprint,
     bodyNotJson: parsed.bodyNotJson,
+    provider: c.provider,
     sample
   }
 }

@@ -1,0 +1,231 @@
+/**
+ * The provider catalogue, loaded from `providers/*` (one module per family; adding a provider is
+ * adding a file) and indexed for the classifier: entries by code, by type, by error class, and
+ * message entries by category behind one combined pattern each, so a record costs a few Map
+ * look-ups and at most one regex test per category that can still change its verdict.
+ */
+import { readdirSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import type { Category } from "../classify/Event.js"
+import type { CatalogEntry, EntryMatch, ProviderFamily } from "./types.js"
+
+export type { CatalogEntry, ProviderFamily } from "./types.js"
+
+const PROVIDERS_DIR = new URL("./providers/", import.meta.url)
+
+const isModule = (name: string): boolean => (name.endsWith(".js") || name.endsWith(".ts")) && !name.endsWith(".d.ts")
+
+async function loadFamilies(): Promise<ProviderFamily[]> {
+  const names = readdirSync(fileURLToPath(PROVIDERS_DIR)).filter(isModule).sort()
+  const mods = await Promise.all(names.map((n) => import(new URL(n, PROVIDERS_DIR).href) as Promise<{ default: ProviderFamily }>))
+  return mods.map((m) => m.default)
+}
+
+/** Every family, sorted by id. */
+export const families: ReadonlyArray<ProviderFamily> = await loadFamilies()
+
+/** A catalogue entry with the family it belongs to. */
+export interface Entry extends CatalogEntry {
+  readonly family: string
+}
+
+/** What a record offers the catalogue. Strings as read (they are compared case-insensitively). */
+export interface CatalogInput {
+  readonly status: number | null
+  readonly code: number | string | null
+  readonly errorType: string | null
+  readonly errorClass: string | null
+  /** The message (or the record's text when there is none). */
+  readonly text: string
+  readonly provider: string | null
+}
+
+const asArray = <T>(v: T | ReadonlyArray<T> | undefined): ReadonlyArray<T> =>
+  v === undefined ? [] : Array.isArray(v) ? (v as ReadonlyArray<T>) : [v as T]
+
+const key = (v: number | string): string => String(v).toLowerCase()
+
+// ---------------------------------------------------------------------------------------------
+// The index
+
+const entries: Entry[] = []
+const byCode = new Map<string, Entry[]>()
+const byType = new Map<string, Entry[]>()
+const byClass = new Map<string, Entry[]>()
+/** Entries whose only keys are status and/or message, by category. */
+const byMessage = new Map<Category, Entry[]>()
+const messagePattern = new Map<Category, RegExp>()
+/** Message entries that also name a status: the provider documents what its status means. */
+const byStatusMessage = new Map<number, Entry[]>()
+/** Entries that match on status alone. */
+const byStatusOnly = new Map<number, Entry[]>()
+
+const push = <K>(m: Map<K, Entry[]>, k: K, e: Entry): void => {
+  const list = m.get(k)
+  if (list === undefined) m.set(k, [e])
+  else list.push(e)
+}
+
+export class CatalogError extends Error {}
+
+function index(all: ReadonlyArray<ProviderFamily>): void {
+  const ids = new Set<string>()
+  const familyIds = new Set<string>()
+  for (const fam of all) {
+    if (!/^[a-z0-9][a-z0-9-]*$/.test(fam.id)) throw new CatalogError(`catalogue: family id "${fam.id}" is not a lower-case slug`)
+    if (familyIds.has(fam.id)) throw new CatalogError(`catalogue: family "${fam.id}" is defined twice`)
+    familyIds.add(fam.id)
+    for (const raw of fam.entries) {
+      const e: Entry = { ...raw, family: fam.id }
+      if (ids.has(e.id)) throw new CatalogError(`catalogue: entry id "${e.id}" is used twice`)
+      ids.add(e.id)
+      if (e.samples.length === 0) throw new CatalogError(`catalogue: entry "${e.id}" names no sample`)
+      const m = e.match
+      if (m.message !== undefined && (!m.message.flags.includes("i") || m.message.global || m.message.sticky)) {
+        throw new CatalogError(`catalogue: entry "${e.id}": message pattern needs the i flag and neither g nor y`)
+      }
+      entries.push(e)
+      if (m.code !== undefined) for (const c of asArray(m.code)) push(byCode, key(c), e)
+      else if (m.type !== undefined) for (const t of asArray(m.type)) push(byType, t.toLowerCase(), e)
+      else if (m.errorClass !== undefined) for (const c of asArray(m.errorClass)) push(byClass, c, e)
+      else if (m.message !== undefined && m.status !== undefined) for (const st of asArray(m.status)) push(byStatusMessage, st, e)
+      else if (m.message !== undefined) push(byMessage, e.category, e)
+      else if (m.status !== undefined) for (const s of asArray(m.status)) push(byStatusOnly, s, e)
+      else throw new CatalogError(`catalogue: entry "${e.id}" matches nothing`)
+    }
+  }
+  for (const [category, list] of byMessage) {
+    messagePattern.set(category, new RegExp(list.map((e) => `(?:${e.match.message!.source})`).join("|"), "i"))
+  }
+}
+
+index(families)
+
+/** Every entry of every family (for tests and the eval report). */
+export const allEntries: ReadonlyArray<Entry> = entries
+
+// ---------------------------------------------------------------------------------------------
+// Matching
+
+function matches(e: Entry, r: CatalogInput): boolean {
+  if (e.onlyForProvider === true && r.provider !== e.family) return false
+  const m: EntryMatch = e.match
+  if (m.status !== undefined && (r.status === null || !asArray(m.status).includes(r.status))) return false
+  if (m.code !== undefined && (r.code === null || !asArray(m.code).some((c) => key(c) === key(r.code!)))) return false
+  if (m.type !== undefined && (r.errorType === null || !asArray(m.type).some((t) => t.toLowerCase() === r.errorType!.toLowerCase()))) return false
+  if (m.errorClass !== undefined && (r.errorClass === null || !asArray(m.errorClass).includes(r.errorClass))) return false
+  if (m.message !== undefined && !m.message.test(r.text)) return false
+  return true
+}
+
+/** Among candidates, the first that matches; an entry of the record's own provider first. */
+function firstMatch(list: ReadonlyArray<Entry> | undefined, r: CatalogInput): Entry | null {
+  if (list === undefined) return null
+  let found: Entry | null = null
+  for (const e of list) {
+    if (!matches(e, r)) continue
+    if (r.provider === null || e.family === r.provider) return e
+    if (found === null) found = e
+  }
+  return found
+}
+
+/**
+ * The catalogue entries that match a record, most specific key first: code, type, error
+ * class, then message entries (by category, in `categoryOrder`), then entries that name the
+ * status (with a message, then alone).
+ * At most one entry per key kind.
+ */
+export function lookup(r: CatalogInput, categoryOrder: ReadonlyArray<Category>): Entry[] {
+  const found: Entry[] = []
+  const add = (e: Entry | null): void => {
+    if (e !== null) found.push(e)
+  }
+  if (r.code !== null) add(firstMatch(byCode.get(key(r.code)), r))
+  if (r.errorType !== null) add(firstMatch(byType.get(r.errorType.toLowerCase()), r))
+  if (r.errorClass !== null) add(firstMatch(byClass.get(r.errorClass), r))
+  if (r.text !== "") {
+    for (const c of categoryOrder) {
+      const p = messagePattern.get(c)
+      if (p !== undefined && p.test(r.text)) add(firstMatch(byMessage.get(c), r))
+    }
+  }
+  if (r.status !== null) {
+    add(firstMatch(byStatusMessage.get(r.status), r))
+    add(firstMatch(byStatusOnly.get(r.status), r))
+  }
+  return found
+}
+
+// ---------------------------------------------------------------------------------------------
+// Telling the provider
+
+const hostFamilies: ReadonlyArray<readonly [string, string]> = families
+  .flatMap((f) => f.hosts.map((h) => [h.toLowerCase(), f.id] as const))
+  .sort((a, b) => b[0].length - a[0].length)
+const markerFamilies: ReadonlyArray<readonly [RegExp, string]> = families.flatMap((f) => f.markers.map((m) => [m, f.id] as const))
+/**
+ * All markers behind two combined patterns (case-sensitive ones, case-insensitive ones): one scan
+ * of the text finds whether any marker is there; only then is the marker that matched looked for.
+ */
+const combined = (insensitive: boolean): RegExp | null => {
+  const sources = markerFamilies.filter(([re]) => re.flags.includes("i") === insensitive).map(([re]) => `(?:${re.source})`)
+  return sources.length === 0 ? null : new RegExp(sources.join("|"), insensitive ? "i" : "")
+}
+const markersCs = combined(false)
+const markersCi = combined(true)
+const familyById = new Map(families.map((f) => [f.id, f]))
+
+const HOST_RE = /\b(?:https?|wss?):\/\/([A-Za-z0-9.-]{1,253})/g
+/** Placeholders and local hosts name no provider. */
+const MAX_HOSTS = 16
+
+export interface ProviderEvidence {
+  readonly provider: string
+  /** `host` (an API host in a URL), `marker` (an SDK or envelope name). */
+  readonly via: "host" | "marker"
+  /** The text that told it. */
+  readonly text: string
+}
+
+/** The family of an API host (`api.anthropic.com`, `xyz.openai.azure.com`), or null. */
+export function providerOfHost(host: string): string | null {
+  const h = host.toLowerCase()
+  for (const [suffix, id] of hostFamilies) {
+    if (h === suffix || h.endsWith("." + suffix)) return id
+  }
+  return null
+}
+
+/**
+ * The provider a record's text names: an API host in a URL first (the most specific: Azure's
+ * host beats the `openai` in its path), then the families' markers. Null when neither.
+ */
+export function providerOfText(text: string): ProviderEvidence | null {
+  const t = text.length > 16384 ? text.slice(0, 16384) : text
+  if (t.indexOf("://") !== -1) {
+    HOST_RE.lastIndex = 0
+    let m: RegExpExecArray | null
+    let n = 0
+    while ((m = HOST_RE.exec(t)) !== null && n++ < MAX_HOSTS) {
+      const id = providerOfHost(m[1])
+      if (id !== null) return { provider: id, via: "host", text: m[0] }
+    }
+  }
+  const cs = markersCs?.exec(t) ?? null
+  const ci = markersCi?.exec(t) ?? null
+  const hit = cs === null ? ci : ci === null || cs.index <= ci.index ? cs : ci
+  if (hit === null) return null
+  // the first marker in the text; which family's it is, the single patterns say
+  for (const [re, id] of markerFamilies) {
+    const m = re.exec(hit[0])
+    if (m !== null && m[0] === hit[0]) return { provider: id, via: "marker", text: hit[0] }
+  }
+  for (const [re, id] of markerFamilies) if (re.test(hit[0])) return { provider: id, via: "marker", text: hit[0] }
+  return null
+}
+
+/** A family by its id. */
+export function familyOf(id: string): ProviderFamily | undefined {
+  return familyById.get(id)
+}

@@ -1,0 +1,44 @@
+/**
+ * The built-in vocabulary: wording that is unambiguous whoever the provider is (the service's
+ * own messages, OpenAI-compatible APIs, client libraries), in English and Chinese. Used by the
+ * parser (is this record a failed call at all?) and by the classifier (`decidedBy: wording`).
+ * Every pattern is linear (literals, bounded gaps).
+ */
+import type { Category } from "../classify/Event.js"
+
+export const wording = {
+  realname: /real[- ]?name|实名/i,
+  quota:
+    /insufficient[_ ]quota|exceeded your current quota|quota (?:has been |is )?(?:exceeded|exhausted|used up)|out of quota|insufficient (?:account |credit )?balance|balance (?:is )?(?:insufficient|not enough|too low)|credit balance is too low|out of credits|insufficient credits|(?:requires|need|add) more credits|余额不足|欠费|额度不足|额度已用完|额度已用尽|配额不足/i,
+  modelNotFound:
+    /\bmodels?\b[^\n]{0,100}?\b(?:does not|doesn't|not) exists?\b|model_not_found|no such model|unknown model|模型不存在|模型[^，。\n]{0,40}不存在/i,
+  rateLimit:
+    /rate[ _-]?limit(?:ed|ing)?[ _](?:reached|exceeded|error|hit)|(?:due to|hit|exceeds?|exceeded|reached) (?:the |your |a )?(?:\w+ )?rate[ _-]?limit|\bRateLimitError\b|too many requests|\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD)\b[^.\n]{0,24}(?:limit|reached|exceeded)|(?:limit|reached|max|exceeded)[^.\n]{0,24}\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD)\b|限流|请求过于频繁|频率超限|速率限制/i,
+  overload: /too busy|\boverloaded\b|server is busy|system is busy|系统繁忙|服务繁忙|负载过高|服务器繁忙/i,
+  authKey:
+    /invalid api[ _-]?key|incorrect api[ _-]?key|api[ _-]?key is invalid|invalid_api_key|api key not valid|invalid x-api-key|authentication_error|api key (?:is )?(?:missing|not (?:set|provided))|令牌无效|密钥无效/i,
+  serverError: /server had an error|an error occurred while processing your request|internal server error/i
+} as const
+
+/** The order in which wording is tried when no status is given: the most specific first. */
+const ORDER: ReadonlyArray<readonly [keyof typeof wording, Category]> = [
+  ["realname", "auth_realname"],
+  ["quota", "quota"],
+  ["modelNotFound", "model_not_found"],
+  ["rateLimit", "rate_limit"],
+  ["overload", "overload"],
+  ["authKey", "auth_key"],
+  ["serverError", "server_error"]
+]
+
+/** The category that wording alone makes unambiguous, with the vocabulary entry's name, or null. */
+export function wordingOf(text: string): { readonly category: Category; readonly name: string } | null {
+  if (text === "") return null
+  for (const [name, category] of ORDER) if (wording[name].test(text)) return { category, name }
+  return null
+}
+
+/** The category that wording alone makes unambiguous, or null. */
+export function categoryFromWording(text: string): Category | null {
+  return wordingOf(text)?.category ?? null
+}
