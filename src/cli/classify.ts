@@ -7,11 +7,11 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import * as fs from "node:fs"
 import { RecordAssembler } from "../parse/assemble.js"
-import { recordToEvent } from "../sources/pipeline.js"
+import { type Explanation, recordToEvent } from "../sources/pipeline.js"
 import type { FailureEvent } from "../classify/Event.js"
 import { CliError, usageError, runtimeError } from "./CliError.js"
 import { renderTable } from "./table.js"
-import { choiceOption } from "./common.js"
+import { choiceOption, configOption, loadConfigOrFail } from "./common.js"
 
 const records = choiceOption("records", ["jsonl"]).pipe(
   Options.withDescription("Input is JSON lines {\"id\", \"raw\"}: one output line per input line"),
@@ -21,9 +21,15 @@ const format = choiceOption("format", ["jsonl", "table"]).pipe(
   Options.withDescription("Output format (default: table on a terminal, jsonl otherwise)"),
   Options.optional
 )
+const explain = Options.boolean("explain").pipe(
+  Options.withDescription("Add to every event (and ignored record) the evidence of each field and what decided the category")
+)
 const files = Args.text({ name: "FILE" }).pipe(Args.repeated, Args.withDescription("Log files to read (default: stdin)"))
 
 type Out = { write(line: string): void; end(): void }
+
+/** An event as printed: with the file it came from and, with `--explain`, its explanation. */
+type Row = FailureEvent & { file?: string; explain?: Explanation }
 
 const stdoutWriter = (): Out => {
   const chunks: string[] = []
@@ -54,14 +60,14 @@ const readInput = (file: string): string => {
   }
 }
 
-const eventsOfText = (text: string, file: string, emit: (e: FailureEvent & { file: string }) => void): void => {
+const eventsOfText = (text: string, file: string, explain: boolean, emit: (e: Row) => void): void => {
   const source = file === "-" ? "stdin" : `file:${file}`
   const ingestedAt = new Date().toISOString()
   const assembler = new RecordAssembler()
   const handle = (recs: ReturnType<RecordAssembler["flush"]>) => {
     for (const r of recs) {
-      const out = recordToEvent(r.text, { source, line: r.line, ingestedAt })
-      if ("event" in out) emit({ ...out.event, file })
+      const out = recordToEvent(r.text, { source, line: r.line, ingestedAt, truncated: r.truncated, explain })
+      if ("event" in out) emit(out.explain === undefined ? { ...out.event, file } : { ...out.event, file, explain: out.explain })
     }
   }
   let offset = 0
@@ -82,8 +88,9 @@ const eventsOfText = (text: string, file: string, emit: (e: FailureEvent & { fil
   handle(assembler.flush())
 }
 
-export const classifyCommand = Command.make("classify", { records, format, files }, ({ records, format, files }) =>
-  Effect.try({
+export const classifyCommand = Command.make("classify", { records, format, explain, config: configOption, files }, ({ records, format, explain, config, files }) =>
+  // --config only for classify.rules (put in force by loading it)
+  (Option.isSome(config) ? Effect.asVoid(loadConfigOrFail(config)) : Effect.void).pipe(Effect.zipRight(Effect.try({
     try: () => {
       const fmt = Option.getOrElse(format, () => (process.stdout.isTTY ? "table" : "jsonl"))
       const inputs = files.length === 0 ? ["-"] : files
@@ -92,18 +99,18 @@ export const classifyCommand = Command.make("classify", { records, format, files
         if (f !== "-" && !fs.existsSync(f)) throw usageError(`FILE: ${f} does not exist`)
       }
       const out = stdoutWriter()
-      const rows: FailureEvent[] = []
-      const emit = (e: FailureEvent & { file: string }) => (fmt === "jsonl" ? out.write(JSON.stringify(e)) : rows.push(e))
+      const rows: Row[] = []
+      const emit = (e: Row) => (fmt === "jsonl" ? out.write(JSON.stringify(e)) : rows.push(e))
       if (Option.isSome(records)) {
-        for (const f of inputs) classifyRecords(readInput(f), f, fmt, out, rows)
+        for (const f of inputs) classifyRecords(readInput(f), f, fmt, explain, out, rows)
       } else {
-        for (const f of inputs) eventsOfText(readInput(f), f, emit)
+        for (const f of inputs) eventsOfText(readInput(f), f, explain, emit)
       }
       if (fmt === "table") out.write(renderTable(rows))
       out.end()
     },
     catch: (e) => (e instanceof CliError ? e : runtimeError(e instanceof Error ? e.message : String(e)))
-  })
+  })))
 ).pipe(Command.withDescription("Classify log text from FILEs or stdin, without a database; prints one event per failed call"))
 
 /**
@@ -111,7 +118,7 @@ export const classifyCommand = Command.make("classify", { records, format, files
  * with a string `raw` is answered with an ignore reason (it is counted, not fatal: the other
  * lines are still classified).
  */
-const classifyRecords = (text: string, file: string, fmt: string, out: Out, rows: FailureEvent[]): void => {
+const classifyRecords = (text: string, file: string, fmt: string, explain: boolean, out: Out, rows: Row[]): void => {
   const ingestedAt = new Date().toISOString()
   const source = file === "-" ? "stdin" : `file:${file}`
   const lines = text.split("\n")
@@ -130,12 +137,13 @@ const classifyRecords = (text: string, file: string, fmt: string, out: Out, rows
       if (fmt === "jsonl") out.write(JSON.stringify({ input, ignored: true, reason: 'expected an object with a string "raw"' }))
       return
     }
-    const res = recordToEvent(raw, { source, line: null, ingestedAt })
+    const res = recordToEvent(raw, { source, line: null, ingestedAt, explain })
+    const why = res.explain === undefined ? {} : { explain: res.explain }
     if ("event" in res) {
-      if (fmt === "jsonl") out.write(JSON.stringify({ input, ...res.event }))
-      else rows.push(res.event)
+      if (fmt === "jsonl") out.write(JSON.stringify({ input, ...res.event, ...why }))
+      else rows.push({ ...res.event, ...why })
     } else if (fmt === "jsonl") {
-      out.write(JSON.stringify({ input, ignored: true, reason: res.ignored }))
+      out.write(JSON.stringify({ input, ignored: true, reason: res.ignored, ...why }))
     }
   })
 }

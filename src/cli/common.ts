@@ -3,7 +3,8 @@ import { HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Effect, Either, Option } from "effect"
 import type BetterSqlite3 from "better-sqlite3"
 import * as fs from "node:fs"
-import { loadConfig, type Config } from "../config/Config.js"
+import { classifyRulesOf, loadConfig, type Config } from "../config/Config.js"
+import { setClassifyRules } from "../classify/rules.js"
 import { DatabaseError, openDatabase } from "../store/Database.js"
 import { runtimeError, usageError, type CliError } from "./CliError.js"
 
@@ -12,10 +13,13 @@ export const configOption = Options.text("config").pipe(
   Options.optional
 )
 
+/** Load the config and put its `classify.rules` in force for this process (every command classifies). */
 export const loadConfigOrFail = (file: Option.Option<string>): Effect.Effect<Config, CliError> =>
   Effect.suspend(() => {
     const r = loadConfig(Option.getOrUndefined(file))
-    return Either.isLeft(r) ? Effect.fail(usageError(r.left.message)) : Effect.succeed(r.right)
+    if (Either.isLeft(r)) return Effect.fail(usageError(r.left.message))
+    setClassifyRules(classifyRulesOf(r.right))
+    return Effect.succeed(r.right)
   })
 
 /** Open the configured database for a one-shot command; `mustExist` for read-only commands. */

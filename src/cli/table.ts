@@ -9,9 +9,27 @@ export const formatTable = (header: ReadonlyArray<string>, rows: ReadonlyArray<R
   return [line(cells[0]!), widths.map((w) => "─".repeat(w)).join("  "), ...cells.slice(1).map(line)].join("\n")
 }
 
-export const renderTable = (events: ReadonlyArray<FailureEvent & { file?: string }>): string => {
+/** The part of `--explain` that the table prints under a row. */
+export interface RowExplanation {
+  readonly decidedBy: { readonly kind: string; readonly name: string } | null
+  readonly [field: string]: { readonly from: string; readonly text: string } | { readonly kind: string; readonly name: string } | null
+}
+
+const EXPLAINED = ["status", "code", "message", "model", "provider"] as const
+
+/** `--explain` under a row: what decided the category, then each field's extractor and text. */
+export const explanationLines = (x: RowExplanation): string[] => {
+  const lines = [`    decided by ${x.decidedBy === null ? "-" : `${x.decidedBy.kind} ${x.decidedBy.name}`}`]
+  for (const f of EXPLAINED) {
+    const ev = x[f] as { from: string; text: string } | null | undefined
+    lines.push(`    ${f.padEnd(8)} ${ev == null ? "-" : `${ev.from}: ${ev.text.replace(/\s+/g, " ")}`}`)
+  }
+  return lines
+}
+
+export const renderTable = (events: ReadonlyArray<FailureEvent & { file?: string; explain?: RowExplanation }>): string => {
   if (events.length === 0) return "no failed calls found"
-  return formatTable(
+  const table = formatTable(
     ["LINE", "CATEGORY", "KIND", "STATUS", "MODEL", "ACTION"],
     events.map((e) => [
       e.line === null ? "-" : String(e.line),
@@ -22,5 +40,11 @@ export const renderTable = (events: ReadonlyArray<FailureEvent & { file?: string
       e.action
     ]),
     [8, 16, 8, 6, 36, 90]
-  ) + `\n\n${events.length} failed call${events.length === 1 ? "" : "s"}`
+  )
+  const [header, rule, ...rows] = table.split("\n")
+  const body = rows.flatMap((row, i) => {
+    const x = events[i]!.explain
+    return x === undefined ? [row] : [row, ...explanationLines(x)]
+  })
+  return [header, rule, ...body].join("\n") + `\n\n${events.length} failed call${events.length === 1 ? "" : "s"}`
 }

@@ -7,6 +7,8 @@ import { Data, Either, ParseResult, Redacted, Schema } from "effect"
 import * as fs from "node:fs"
 import { parseDuration } from "./duration.js"
 import { categories, rateLimitKinds, severities } from "../classify/Event.js"
+import type { ClassifyRule } from "../classify/rules.js"
+import { compileUserPattern } from "./userPattern.js"
 
 export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly message: string }> {}
 
@@ -72,6 +74,32 @@ export const RuleSpec = Schema.Struct({
 })
 export type RuleSpec = typeof RuleSpec.Type
 
+/** A user's classification rule (CONTRACT section 4): every given field of `match` must match. */
+export const ClassifyRuleSpec = Schema.Struct({
+  name: Schema.NonEmptyString,
+  match: Schema.Struct({
+    status: Schema.optional(Schema.Int.pipe(Schema.between(100, 599))),
+    code: Schema.optional(Schema.Union(Schema.Int, Schema.NonEmptyString)),
+    errorType: Schema.optional(Schema.NonEmptyString),
+    provider: Schema.optional(Schema.NonEmptyString),
+    message: Schema.optional(
+      Schema.String.pipe(
+        Schema.filter((p) => {
+          const compiled = compileUserPattern(p)
+          return typeof compiled === "string" ? `the pattern ${JSON.stringify(p.length > 60 ? p.slice(0, 60) + "…" : p)} ${compiled}` : true
+        })
+      )
+    )
+  }).pipe(
+    Schema.filter((m) =>
+      Object.values(m).some((v) => v !== undefined) || "expected at least one of status, code, errorType, provider, message"
+    )
+  ),
+  category: Schema.Literal(...categories),
+  rateLimitKind: Schema.optional(Schema.Literal(...rateLimitKinds))
+})
+export type ClassifyRuleSpec = typeof ClassifyRuleSpec.Type
+
 export const ConfigSchema = Schema.Struct({
   http: Schema.optionalWith(Http, { default: () => Schema.decodeSync(Http)({}) }),
   database: Schema.optionalWith(Database, { default: () => Schema.decodeSync(Database)({}) }),
@@ -93,6 +121,10 @@ export const ConfigSchema = Schema.Struct({
       maxBackoff: Schema.optionalWith(Duration, { default: () => "5m" })
     }),
     { default: () => ({ maxAge: "24h", initialBackoff: "1s", maxBackoff: "5m" }) }
+  ),
+  classify: Schema.optionalWith(
+    Schema.Struct({ rules: Schema.optionalWith(Schema.Array(ClassifyRuleSpec), { default: () => [] }) }),
+    { default: () => ({ rules: [] }) }
   ),
   log: Schema.optionalWith(
     Schema.Struct({ level: Schema.optionalWith(Schema.Literal("trace", "debug", "info", "warn", "error", "fatal", "silent"), { default: () => "info" as const }) }),
@@ -157,6 +189,14 @@ const validate = (config: Config, origin: string): Either.Either<Config, ConfigE
     const bad = list.find((n) => !names.has(n))
     return bad === undefined ? null : new ConfigError({ message: `invalid configuration in ${origin}: ${where}: no receiver is named "${bad}"` })
   }
+  const ruleNames = new Set<string>()
+  for (const [i, r] of config.classify.rules.entries()) {
+    if (ruleNames.has(r.name)) return Either.left(new ConfigError({ message: `invalid configuration in ${origin}: classify.rules[${i}].name: "${r.name}" is used twice` }))
+    ruleNames.add(r.name)
+    if (r.rateLimitKind !== undefined && r.category !== "rate_limit") {
+      return Either.left(new ConfigError({ message: `invalid configuration in ${origin}: classify.rules[${i}].rateLimitKind: only a rule of category rate_limit sets a kind (this one is ${r.category})` }))
+    }
+  }
   const errs = [
     check(config.defaultReceivers, "defaultReceivers"),
     check(config.tickets.receivers, "tickets.receivers"),
@@ -202,3 +242,16 @@ export const secretValue = (s: Redacted.Redacted<string> | null): string | null 
 
 export const isLoopbackHost = (host: string): boolean =>
   host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host)
+
+/** The config's `classify.rules`, compiled (their patterns were checked when the config loaded). */
+export const classifyRulesOf = (config: Config): ClassifyRule[] =>
+  config.classify.rules.map((r) => {
+    const message = r.match.message === undefined ? undefined : compileUserPattern(r.match.message)
+    if (typeof message === "string") throw new Error(`classify.rules: ${r.name}: ${message}`)
+    return {
+      name: r.name,
+      match: { ...r.match, message },
+      category: r.category,
+      ...(r.rateLimitKind === undefined ? {} : { rateLimitKind: r.rateLimitKind })
+    }
+  })

@@ -7,7 +7,7 @@
  * - what is accepted runs on RE2 (re2js, a linear-time engine), so no input, however hostile,
  *   makes a match take more than time proportional to its length.
  */
-import { parse, type AstNode } from "regjsparser"
+import regjsparser, { type AstNode } from "regjsparser"
 import { RE2JS } from "re2js"
 
 export interface UserPattern {
@@ -23,7 +23,7 @@ export function compileUserPattern(source: string): UserPattern | string {
   if (source.length > USER_PATTERN_MAX_CHARS) return `is longer than ${USER_PATTERN_MAX_CHARS} characters`
   let ast: Node
   try {
-    ast = parse(source, "iu", { namedGroups: true, lookbehind: true, unicodePropertyEscape: true })
+    ast = regjsparser.parse(source, "iu", { namedGroups: true, lookbehind: true, unicodePropertyEscape: true })
   } catch (e) {
     return `is not a valid regular expression: ${(e as Error).message.split("\n")[0]}`
   }

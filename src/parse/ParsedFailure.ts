@@ -31,10 +31,49 @@ export interface ParsedFailure {
   readonly provider: string | null
 }
 
+/**
+ * The extractors of the parse stage, one per shape family: what `--explain` names as the
+ * source of a field.
+ */
+export type Extractor =
+  | "webhook" // a structured webhook object's own fields
+  | "json-log" // a JSON log line (pino, winston, bunyan, structlog, Vector / Fluent Bit)
+  | "exception-object" // a serialized exception inside a JSON log (`err`, `error` with a stack)
+  | "error-body" // an API error body: `{"error": {...}}`, `{code, message, data}`, problem+json, a Python dict
+  | "loose-fields" // `code` / `message` fields of a body too broken to parse
+  | "http-dump" // an HTTP status line (`curl -i`, `curl -v`, an access log)
+  | "html" // an HTML error page of a gateway or proxy
+  | "status-text" // a status in prose (`Error code: 429`, `status=503`, `HTTP 429`)
+  | "reason-phrase" // a status named only by its reason phrase (`Too Many Requests`)
+  | "sdk-exception" // a client library's exception text (`RateLimitError: ...`)
+  | "error-code-text" // an explicit code in prose (`error code: 1010`)
+  | "logfmt" // `error_message=... error_code=...`
+  | "free-text" // the rest of a line: prose, key-value hints, URLs
+  | "api-host" // the provider from an API host in a URL
+  | "provider-marker" // the provider from an SDK or envelope name
+
+/** One piece of evidence: the extractor and the (redacted) text it read, at most 200 chars. */
+export interface Evidence {
+  readonly from: Extractor | string
+  readonly text: string
+}
+
+export type ExplainedField = "status" | "code" | "message" | "model" | "provider"
+
+/** Evidence collected while parsing (the body's status is a candidate, used when nothing better). */
+export type EvidenceMap = { [K in ExplainedField | "bodyStatus"]?: Evidence }
+
 /** The outcome of parsing one record: a failed call, or a reason it is not one. */
 export type ParseResult =
-  | { readonly _tag: "Failure"; readonly failure: ParsedFailure; /** redacted raw record, at most 4 KiB */ readonly sample: string }
-  | { readonly _tag: "Ignored"; readonly reason: string }
+  | {
+      readonly _tag: "Failure"
+      readonly failure: ParsedFailure
+      /** redacted raw record, at most 4 KiB */
+      readonly sample: string
+      /** With `explain`: the evidence of each field. */
+      readonly evidence?: Record<ExplainedField, Evidence | null>
+    }
+  | { readonly _tag: "Ignored"; readonly reason: string; readonly evidence?: Record<ExplainedField, Evidence | null> }
 
 export const emptyFailure: ParsedFailure = {
   status: null,

@@ -6,7 +6,7 @@
  * Every field is first-writer-wins, and the writers run from the most specific source (explicit
  * keys, the error body) to the least (the surrounding prose). Never throws.
  */
-import type { ParseResult } from "./ParsedFailure.js"
+import type { Evidence, EvidenceMap, ExplainedField, Extractor, ParseResult } from "./ParsedFailure.js"
 import { redact, redactValue, stripMessages } from "./redact.js"
 import { DEFAULT_MAX_RECORD_CHARS } from "./assemble.js"
 import { firstNonSpace, looksLikeObject, parseLoose, parseLooseText, scanFields, type LooseResult } from "./loose-json.js"
@@ -22,6 +22,8 @@ export interface ParseOptions {
   readonly truncated?: boolean
   /** `hasFailureSignal(text)` was already found true (the tailer's scanner checks it). */
   readonly prefiltered?: boolean
+  /** Collect the evidence of each field (`--explain`): slower, never on the hot path. */
+  readonly explain?: boolean
 }
 
 export const SAMPLE_MAX_BYTES = 4096
@@ -153,6 +155,10 @@ interface Draft {
   sawLlmPath: boolean
   /** Given explicitly (webhook `provider`). */
   provider: string | null
+  /** The extractor at work: what evidence is attributed to. */
+  from: Extractor
+  /** The evidence of each field, when asked for (`--explain`); null otherwise. */
+  explain: EvidenceMap | null
 }
 
 function newDraft(): Draft {
@@ -185,7 +191,9 @@ function newDraft(): Draft {
     explicitCode: false,
     sawPath: false,
     sawLlmPath: false,
-    provider: null
+    provider: null,
+    from: "free-text",
+    explain: null
   }
 }
 
@@ -200,6 +208,7 @@ export function parseRecord(text: string, opts?: ParseOptions): ParseResult {
     const stripped = stripMessages(redact(text))
     const clean = stripped.text
     const d = newDraft()
+    if (opts?.explain === true) d.explain = {}
     d.messagesCount = stripped.count
     d.truncated = opts?.truncated === true
     readText(clean, d, 0)
@@ -213,7 +222,7 @@ export function parseRecord(text: string, opts?: ParseOptions): ParseResult {
  * Parse a webhook object (CONTRACT section 6): structured fields, or a raw record in
  * `raw` / `log` / `message` whose other fields are hints. Structured fields take precedence.
  */
-export function parseStructured(obj: Record<string, unknown>): ParseResult {
+export function parseStructured(obj: Record<string, unknown>, opts?: { readonly explain?: boolean }): ParseResult {
   try {
     if (!isRecord(obj)) return IGNORED.empty
     // Secrets are removed by walking the value (any type under a secret-named key, every string),
@@ -224,6 +233,8 @@ export function parseStructured(obj: Record<string, unknown>): ParseResult {
     if (!isRecord(parsed) || Object.keys(parsed).length === 0) return IGNORED.empty
     const o = parsed
     const d = newDraft()
+    if (opts?.explain === true) d.explain = {}
+    d.from = "webhook"
     d.messagesCount = cleaned.messagesCount
     const fullRaw = str(o["raw"]) ?? str(o["log"]) ?? (isRawMessage(o) ? str(o["message"]) : null)
     // a raw record is bounded like a tailed one: cut and flagged, not refused
@@ -241,7 +252,10 @@ export function parseStructured(obj: Record<string, unknown>): ParseResult {
     if (endpoint !== null) notePath(d, endpoint, true)
     if (typeof o["stream"] === "boolean") d.stream = o["stream"]
     const provider = str(o["provider"])
-    if (provider !== null && provider.length <= 64) d.provider = provider.trim().toLowerCase()
+    if (provider !== null && provider.length <= 64) {
+      d.provider = provider.trim().toLowerCase()
+      note(d, "provider", provider)
+    }
     const error = o["error"]
     if (typeof error === "string" && error.trim() !== "" && !looksLikeObject(error)) {
       d.transportError = transportSignature(error) ?? normalizeMessage(error)
@@ -270,9 +284,20 @@ const LLM_WORDS_RE =
   /openai|anthropic|litellm|\bllm|\bgpt|claude|gemini|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|completions|embeddings|\bmodels?\b|模型/i
 
 function conclude(d: Draft, text: string): ParseResult {
-  if (d.status === null && d.bodyStatus !== null) d.status = d.bodyStatus
+  if (d.status === null && d.bodyStatus !== null) {
+    d.status = d.bodyStatus
+    if (d.explain !== null && d.explain.bodyStatus !== undefined) d.explain.status = d.explain.bodyStatus
+  }
   const ignored = decide(d, text)
-  if (ignored !== null) return ignored
+  if (ignored !== null) return d.explain === null ? ignored : { ...ignored, evidence: finalEvidence(d.explain) }
+  let provider = d.provider
+  if (provider === null) {
+    const told = providerOfText(text)
+    if (told !== null) {
+      provider = told.provider
+      if (d.explain !== null) d.explain.provider = { from: told.via === "host" ? "api-host" : "provider-marker", text: span(told.text) }
+    }
+  }
   if (d.occurredAt === null) d.occurredAt = resolveTime(d)
   if (d.service === null) d.service = d.serviceFallback
   return {
@@ -293,9 +318,10 @@ function conclude(d: Draft, text: string): ParseResult {
       transportError: d.transportError,
       messagesCount: d.messagesCount,
       truncated: d.truncated,
-      provider: d.provider ?? providerOfText(text)?.provider ?? null
+      provider
     },
-    sample: cutUtf8(text, SAMPLE_MAX_BYTES)
+    sample: cutUtf8(text, SAMPLE_MAX_BYTES),
+    ...(d.explain === null ? {} : { evidence: finalEvidence(d.explain) })
   }
 }
 
@@ -377,6 +403,8 @@ const SERVICE_KEYS = ["service", "app", "service_name", "serviceName", "applicat
 
 function readLogObject(o: Record<string, unknown>, d: Draft, depth: number): void {
   if (depth > MAX_DEPTH) return
+  const outer = d.from
+  if (outer !== "webhook") d.from = "json-log"
   for (const path of STATUS_PATHS) {
     if (d.status !== null) break
     setStatus(d, toStatus(getPath(o, path)))
@@ -414,6 +442,7 @@ function readLogObject(o: Record<string, unknown>, d: Draft, depth: number): voi
     const v = o[k]
     if (typeof v === "string" && v !== "") readMessageText(v, d, depth + 1)
   }
+  d.from = outer
 }
 
 /**
@@ -435,6 +464,8 @@ function lastExceptionLine(v: string): string {
 
 function readErrorObject(e: Record<string, unknown>, d: Draft, depth: number): void {
   if (depth > MAX_DEPTH) return
+  const outer = d.from
+  d.from = "exception-object"
   const name = str(e["type"]) ?? str(e["name"])
   if (name !== null && /^[A-Za-z_][\w.]*(?:Error|Exception|Timeout)$/.test(name)) setClass(d, name)
   setStatus(d, toStatus(e["status"]) ?? toStatus(e["statusCode"]) ?? toStatus(getPath(e, ["response", "status"])))
@@ -458,6 +489,7 @@ function readErrorObject(e: Record<string, unknown>, d: Draft, depth: number): v
   const cause = e["cause"]
   if (isRecord(cause)) readErrorObject(cause, d, depth + 1)
   else if (typeof cause === "string") readText(cause, d, depth + 1)
+  d.from = outer
 }
 
 /** A serialized exception (`{type, message, stack}`), as opposed to an API `error` member. */
@@ -496,6 +528,8 @@ const MESSAGE_KEYS = ["message", "msg", "error_msg", "errorMessage", "error_mess
 /** Returns whether `o` is recognisably an error body. */
 function readBody(o: Record<string, unknown>, d: Draft, depth: number): boolean {
   if (depth > MAX_DEPTH + 2) return false
+  const outer = d.from
+  d.from = "error-body"
   d.jsonBody = true
   let recognized = false
   const err = o["error"]
@@ -532,11 +566,14 @@ function readBody(o: Record<string, unknown>, d: Draft, depth: number): boolean 
   if (status !== null) setBodyStatus(d, status)
   const title = str(o["title"])
   if (title !== null && message === null) setMessage(d, title)
+  d.from = outer
   return recognized || (code !== null && message !== null) || ((message !== null || title !== null) && status !== null)
 }
 
 /** The `error` member of an OpenAI-style body: `{message, type, code, param}`. */
 function readErrorMember(err: Record<string, unknown>, d: Draft, depth: number): boolean {
+  const outer = d.from
+  d.from = "error-body"
   d.jsonBody = true
   const message = str(err["message"]) ?? str(err["msg"])
   if (message !== null) readMessageValue(message, d, depth)
@@ -549,6 +586,7 @@ function readErrorMember(err: Record<string, unknown>, d: Draft, depth: number):
   if (type !== null) setErrorType(d, type)
   const status = toStatus(err["status"])
   if (status !== null) setBodyStatus(d, status)
+  d.from = outer
   return message !== null || code !== null || type !== null
 }
 
@@ -594,12 +632,14 @@ function readText(s: string, d: Draft, depth: number): void {
 
   if (d.timeTexts.length < 4) d.timeTexts.push(s)
   const hadMessage = d.message !== null
+  const outer = d.from
 
   // Embedded body: JSON, a Python dict, a JS object dump, or a JSON string holding one.
   const body = findBody(s)
   if (body !== null) {
     d.hasBody = readBody(body.value, d, depth + 1) || d.hasBody
   } else if (s.indexOf("message") !== -1 || s.indexOf("code") !== -1) {
+    d.from = "loose-fields"
     const f = scanFields(s)
     if (f.message !== null) setMessage(d, f.message)
     if (f.code !== null) setCode(d, f.code)
@@ -611,12 +651,14 @@ function readText(s: string, d: Draft, depth: number): void {
   // An HTTP response dump: status line, headers, blank line, body.
   const statusLine = STATUS_LINE_RE.exec(s) ?? INLINE_STATUS_LINE_RE.exec(s)
   if (statusLine !== null) {
-    setStatus(d, Number(statusLine[1]))
+    d.from = "http-dump"
+    setStatus(d, Number(statusLine[1]), lineAround(s, statusLine.index + statusLine[0].length - 3))
     if (body === null && STATUS_LINE_RE.test(s)) readDumpBody(s, statusLine.index, d)
   }
 
   // HTML error pages: the message is the page title.
   if (HTML_RE.test(s)) {
+    d.from = "html"
     d.htmlSeen = true
     const title = TITLE_RE.exec(s)
     if (title !== null) setMessage(d, decodeEntities(title[1]))
@@ -630,14 +672,21 @@ function readText(s: string, d: Draft, depth: number): void {
   if (d.status === null) {
     const found = findStatus(s, body === null ? -1 : body.start, body === null ? -1 : body.end)
     if (found !== null) {
-      setStatus(d, found.status)
+      d.from = found.index === -1 ? "reason-phrase" : "status-text"
+      setStatus(d, found.status, found.index === -1 ? found.phrase : lineAround(s, found.index))
       statusAt = found.index
     }
   }
   const cls = findClass(s)
-  if (cls !== null) setClass(d, cls.name)
+  if (cls !== null) {
+    d.from = "sdk-exception"
+    setClass(d, cls.name)
+  }
+  d.from = "error-code-text"
   readExplicitCodes(s, d)
+  d.from = "logfmt"
   readLogfmt(s, d)
+  d.from = "free-text"
   if (d.message === null) {
     const kv = KV_MESSAGE_RE.exec(s)
     if (kv !== null) setMessage(d, kv[1] ?? kv[2] ?? kv[3])
@@ -645,8 +694,12 @@ function readText(s: string, d: Draft, depth: number): void {
   readHints(s, d)
   notePaths(s, d)
 
-  if (d.message === null) setMessage(d, deriveMessage(s, cls, statusAt))
+  if (d.message === null) {
+    if (cls !== null && s.charCodeAt(cls.end) === 58) d.from = "sdk-exception"
+    setMessage(d, deriveMessage(s, cls, statusAt))
+  }
   if (!hadMessage && d.message !== null) d.messageHinted = true
+  d.from = outer
 }
 
 function parseJsonText(s: string): unknown {
@@ -751,7 +804,7 @@ const REASON_ONLY: ReadonlyArray<readonly [string, number]> = [
   ["origin is unreachable", 523]
 ]
 
-function findStatus(s: string, skipFrom: number, skipTo: number): { status: number; index: number } | null {
+function findStatus(s: string, skipFrom: number, skipTo: number): { status: number; index: number; phrase?: string } | null {
   STATUS_CANDIDATE_RE.lastIndex = 0
   let m: RegExpExecArray | null
   let tries = 0
@@ -767,7 +820,7 @@ function findStatus(s: string, skipFrom: number, skipTo: number): { status: numb
   const lower = (s.length > 8192 ? s.slice(0, 8192) : s).toLowerCase()
   for (const [phrase, status] of REASON_ONLY) {
     const at = lower.indexOf(phrase)
-    if (at !== -1) return { status, index: -1 }
+    if (at !== -1) return { status, index: -1, phrase: s.slice(at, at + phrase.length) }
   }
   return null
 }
@@ -1268,17 +1321,49 @@ function decodeEntities(s: string): string {
 
 // --- setters (first writer wins) ----------------------------------------------------------------
 
-function setStatus(d: Draft, status: number | null): void {
-  if (d.status === null && status !== null) d.status = status
+function setStatus(d: Draft, status: number | null, text?: string): void {
+  if (d.status === null && status !== null) {
+    d.status = status
+    if (d.explain !== null) note(d, "status", text ?? String(status))
+  }
 }
 
 function setBodyStatus(d: Draft, n: number): void {
-  if (d.bodyStatus === null && Number.isInteger(n) && n >= 400 && n <= 599) d.bodyStatus = n
+  if (d.bodyStatus === null && Number.isInteger(n) && n >= 400 && n <= 599) {
+    d.bodyStatus = n
+    if (d.explain !== null) d.explain.bodyStatus = { from: d.from, text: String(n) }
+  }
 }
 
 function setCode(d: Draft, v: unknown): void {
   if (d.code !== null) return
   d.code = normCode(v)
+  if (d.explain !== null && d.code !== null) note(d, "code", String(d.code))
+}
+
+/** Evidence of a field, when asked for: the extractor at work and the text it read. */
+function note(d: Draft, field: keyof EvidenceMap, text: string): void {
+  if (d.explain !== null) d.explain[field] = { from: d.from, text: span(text) }
+}
+
+/** At most 200 characters (the texts are already redacted). */
+function span(text: string): string {
+  return text.length > 200 ? text.slice(0, 199) + "…" : text
+}
+
+/** The line around index `i` of `s` (the text a status was read from). */
+function lineAround(s: string, i: number): string {
+  const start = s.lastIndexOf("\n", i) + 1
+  const nl = s.indexOf("\n", i)
+  const line = s.slice(start, nl === -1 ? s.length : nl).trim()
+  if (line.length <= 200) return line
+  const from = Math.max(0, i - start - 80)
+  return line.slice(from, from + 200)
+}
+
+/** The evidence of the fields the event carries (the body status was only a candidate). */
+function finalEvidence(e: EvidenceMap): Record<ExplainedField, Evidence | null> {
+  return { status: e.status ?? null, code: e.code ?? null, message: e.message ?? null, model: e.model ?? null, provider: e.provider ?? null }
 }
 
 /** A message longer than this is cut (with `…`): it is a reason, not a payload. */
@@ -1287,7 +1372,10 @@ export const MESSAGE_MAX_CHARS = 4096
 function setMessage(d: Draft, v: unknown): void {
   if (d.message !== null || typeof v !== "string") return
   const m = normalizeMessage(v.length > 4 * MESSAGE_MAX_CHARS ? v.slice(0, 4 * MESSAGE_MAX_CHARS) : v)
-  if (m !== "" && !isNullWord(m)) d.message = m.length > MESSAGE_MAX_CHARS ? m.slice(0, MESSAGE_MAX_CHARS - 1) + "…" : m
+  if (m !== "" && !isNullWord(m)) {
+    d.message = m.length > MESSAGE_MAX_CHARS ? m.slice(0, MESSAGE_MAX_CHARS - 1) + "…" : m
+    if (d.explain !== null) note(d, "message", d.message)
+  }
 }
 
 function setErrorType(d: Draft, v: string): void {
@@ -1306,7 +1394,10 @@ function setClass(d: Draft, name: string): void {
 function setModel(d: Draft, v: unknown): void {
   if (d.model !== null || typeof v !== "string") return
   const m = v.trim()
-  if (m !== "" && m.length <= 200 && !isNullWord(m) && m !== "<redacted>") d.model = m
+  if (m !== "" && m.length <= 200 && !isNullWord(m) && m !== "<redacted>") {
+    d.model = m
+    if (d.explain !== null) note(d, "model", m)
+  }
 }
 
 function setRequestId(d: Draft, v: unknown): void {

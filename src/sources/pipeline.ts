@@ -4,7 +4,7 @@
  */
 import type { FailureEvent, Classification } from "../classify/Event.js"
 import { classify } from "../classify/classify.js"
-import type { ParsedFailure } from "../parse/ParsedFailure.js"
+import type { Evidence, ExplainedField, ParsedFailure, ParseResult } from "../parse/ParsedFailure.js"
 import { RecordAssembler, type AssembledRecord } from "../parse/assemble.js"
 import { parseRecord } from "../parse/parse.js"
 import { newEventId } from "./ids.js"
@@ -24,13 +24,33 @@ export interface EventContext {
 }
 
 export interface RecordContext extends EventContext {
+  /** Collect the evidence of each field and what decided the category (`--explain`). */
+  readonly explain?: boolean
   /** The assembler cut the record. */
   readonly truncated?: boolean
   /** The pre-filter already passed the record (the tailer's scanner runs it). */
   readonly prefiltered?: boolean
 }
 
-export type RecordOutcome = { readonly event: FailureEvent } | { readonly ignored: string }
+/**
+ * `--explain`: for each field the evidence that set it (the extractor and the text it read), and
+ * what decided the category (CONTRACT section 2).
+ */
+export type Explanation = Record<ExplainedField, Evidence | null> & { readonly decidedBy: Classification["decidedBy"] | null }
+
+export type RecordOutcome =
+  | { readonly event: FailureEvent; readonly explain?: Explanation }
+  | { readonly ignored: string; readonly explain?: Explanation }
+
+const NO_EVIDENCE: Record<ExplainedField, Evidence | null> = { status: null, code: null, message: null, model: null, provider: null }
+
+/** The explanation of a parse (and of its classification, for a failed call). */
+export function explanationOf(r: ParseResult, c: Classification | null): Explanation {
+  const evidence = r.evidence ?? NO_EVIDENCE
+  // a provider told by the catalogue entry that decided, not by the record's text
+  const provider = evidence.provider ?? (c !== null && c.provider !== null && c.decidedBy.kind === "catalog" ? { from: "catalog", text: c.decidedBy.name } : null)
+  return { ...evidence, provider, decidedBy: c === null ? null : c.decidedBy }
+}
 
 export function makeEvent(parsed: ParsedFailure, sample: string, c: Classification, ctx: EventContext): FailureEvent {
   const occurredAt = parsed.occurredAt ?? ctx.ingestedAt
@@ -63,8 +83,10 @@ export function makeEvent(parsed: ParsedFailure, sample: string, c: Classificati
 /** One record of log text -> an event, or the reason it is not a failed call. */
 export function recordToEvent(text: string, ctx: RecordContext): RecordOutcome {
   const r = parseRecord(text, ctx)
-  if (r._tag === "Ignored") return { ignored: r.reason }
-  return { event: makeEvent(r.failure, r.sample, classify(r.failure), ctx) }
+  if (r._tag === "Ignored") return ctx.explain === true ? { ignored: r.reason, explain: explanationOf(r, null) } : { ignored: r.reason }
+  const c = classify(r.failure)
+  const event = makeEvent(r.failure, r.sample, c, ctx)
+  return ctx.explain === true ? { event, explain: explanationOf(r, c) } : { event }
 }
 
 export type ClassifiedRecord =
