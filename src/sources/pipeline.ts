@@ -6,7 +6,7 @@ import type { FailureEvent, Classification } from "../classify/Event.js"
 import { classify } from "../classify/classify.js"
 import type { Evidence, ExplainedField, ParsedFailure, ParseResult } from "../parse/ParsedFailure.js"
 import { RecordAssembler, type AssembledRecord } from "../parse/assemble.js"
-import { parseRecord } from "../parse/parse.js"
+import { parseRecord, parseStructured } from "../parse/parse.js"
 import { newEventId } from "./ids.js"
 
 export interface EventContext {
@@ -134,4 +134,25 @@ export function classifyText(text: string, source: string, opts: ClassifyTextOpt
   }
   take(assembler.flush())
   return out
+}
+
+/**
+ * The explanation of a stored event (`diagnose --explain`), read again from its stored sample:
+ * the redacted record (a webhook's object as it was posted), at most 4 KiB of it.
+ */
+export function explainStored(e: Pick<FailureEvent, "source" | "sample">): Explanation {
+  if (e.source === "webhook") {
+    let o: unknown = null
+    try {
+      o = JSON.parse(e.sample)
+    } catch {
+      o = null
+    }
+    if (typeof o === "object" && o !== null && !Array.isArray(o)) {
+      const r = parseStructured(o as Record<string, unknown>, { explain: true })
+      return explanationOf(r, r._tag === "Failure" ? classify(r.failure) : null)
+    }
+  }
+  const r = parseRecord(e.sample, { explain: true })
+  return explanationOf(r, r._tag === "Failure" ? classify(r.failure) : null)
 }
