@@ -20,6 +20,7 @@
  *   a receiver (PagerDuty incident, Alertmanager alert) is always closed.
  * - Silences apply to alerts only, not to tickets.
  */
+import { cachedUserPattern } from "../config/userPattern.js"
 import type BetterSqlite3 from "better-sqlite3"
 import { Context, Data, Duration, Effect, Either, Layer, Schedule } from "effect"
 import { type FailureEvent, instantMs } from "../classify/Event.js"
@@ -125,8 +126,14 @@ export const silenceMatches = (labels: Readonly<Record<string, string | null>>, 
   matchers.length > 0 &&
   matchers.every((m) => {
     const v = (Object.hasOwn(labels, m.label) ? labels[m.label] : null) ?? ""
-    return m.isRegex ? new RegExp(`^(?:${m.value})$`).test(v) : v === m.value
+    if (!m.isRegex) return v === m.value
+    // anchored and case-sensitive like Alertmanager's; on the linear-time engine (a pattern
+    // stored before patterns were checked, and refused now, matches nothing)
+    const p = cachedUserPattern(m.value, SILENCE_PATTERN)
+    return typeof p !== "string" && p.test(v)
   })
+
+const SILENCE_PATTERN = { caseSensitive: true, whole: true } as const
 
 // ---------------------------------------------------------------------------------------------
 // Views (HTTP API)
@@ -581,11 +588,8 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
         if (input.matchers.length === 0) return invalid("a silence needs at least one matcher")
         for (const m of input.matchers) {
           if (!m.isRegex) continue
-          try {
-            new RegExp(`^(?:${m.value})$`)
-          } catch (e) {
-            return invalid(`matcher ${m.label}: invalid regular expression: ${(e as Error).message}`)
-          }
+          const p = cachedUserPattern(m.value, SILENCE_PATTERN)
+          if (typeof p === "string") return invalid(`matcher ${m.label}: invalid regular expression: the pattern ${p}`)
         }
         if ((input.endsAt === null) === (input.durationMs === null)) return invalid("give exactly one of endsAt and duration")
         const startsAt = input.startsAt ?? now

@@ -1,6 +1,6 @@
 /**
- * Regular expressions that come from users (`classify.rules[].match.message`). Two guards, one
- * mechanism:
+ * Regular expressions that come from users (`classify.rules[].match.message`, silence matchers).
+ * Two guards, one mechanism:
  * - when the config loads, a pattern that a backtracking engine could take exponential time on
  *   (a nested quantifier `(a+)+`, a repeated alternation `(a|ab)*`, a back-reference) or that
  *   looks around is refused with the reason;
@@ -17,13 +17,20 @@ export interface UserPattern {
 
 export const USER_PATTERN_MAX_CHARS = 500
 
-/** Compile a user's case-insensitive pattern, or say in one sentence why not. */
-export function compileUserPattern(source: string): UserPattern | string {
+export interface UserPatternOptions {
+  /** Match case-sensitively (Alertmanager matchers); default: case-insensitive. */
+  readonly caseSensitive?: boolean
+  /** The pattern must match the whole text (Alertmanager's anchored matchers); default: anywhere. */
+  readonly whole?: boolean
+}
+
+/** Compile a user's pattern, or say in one sentence why not. */
+export function compileUserPattern(source: string, opts: UserPatternOptions = {}): UserPattern | string {
   if (source.length === 0) return "is empty"
   if (source.length > USER_PATTERN_MAX_CHARS) return `is longer than ${USER_PATTERN_MAX_CHARS} characters`
   let ast: Node
   try {
-    ast = regjsparser.parse(source, "iu", { namedGroups: true, lookbehind: true, unicodePropertyEscape: true })
+    ast = regjsparser.parse(source, opts.caseSensitive === true ? "u" : "iu", { namedGroups: true, lookbehind: true, unicodePropertyEscape: true })
   } catch (e) {
     return `is not a valid regular expression: ${(e as Error).message.split("\n")[0]}`
   }
@@ -31,11 +38,26 @@ export function compileUserPattern(source: string): UserPattern | string {
   if (unsafe !== null) return `${unsafe}; write it without one (for example "[^\\n]{0,80}" for a gap)`
   let re: RE2JS
   try {
-    re = RE2JS.compile(source, RE2JS.CASE_INSENSITIVE)
+    re = RE2JS.compile(source, opts.caseSensitive === true ? 0 : RE2JS.CASE_INSENSITIVE)
   } catch (e) {
     return `is not supported by the linear-time engine: ${(e as Error).message.split("\n")[0]}`
   }
-  return { source, test: (text) => re.test(text) }
+  return opts.whole === true ? { source, test: (text) => re.matches(text) } : { source, test: (text) => re.test(text) }
+}
+
+const cache = new Map<string, UserPattern | string>()
+const CACHE_MAX = 1024
+
+/** `compileUserPattern`, remembered (silences are matched against every alert, again and again). */
+export function cachedUserPattern(source: string, opts: UserPatternOptions = {}): UserPattern | string {
+  const key = `${opts.caseSensitive === true ? "s" : "i"}${opts.whole === true ? "w" : "a"}${source}`
+  let p = cache.get(key)
+  if (p === undefined) {
+    if (cache.size >= CACHE_MAX) cache.clear()
+    p = compileUserPattern(source, opts)
+    cache.set(key, p)
+  }
+  return p
 }
 
 type Node = AstNode<{ namedGroups: true; lookbehind: true; unicodePropertyEscape: true }>

@@ -175,6 +175,9 @@ describe("alert engine", () => {
       ])
       const bad = yield* Effect.either(engine.createSilence({ matchers: [{ label: "model", value: "(", isRegex: true }], startsAt: null, endsAt: null, durationMs: MIN, comment: null, createdBy: null }))
       expect(Either.isLeft(bad) && bad.left.message).toContain("invalid regular expression")
+      // a pattern that backtracks catastrophically is refused, and the engine answers at once
+      const exponential = yield* Effect.either(engine.createSilence({ matchers: [{ label: "model", value: "(a+)+b", isRegex: true }], startsAt: null, endsAt: null, durationMs: MIN, comment: null, createdBy: null }))
+      expect(Either.isLeft(exponential) && exponential.left.message).toMatch(/matcher model: .*backtrack catastrophically/)
       expect((yield* engine.listSilences({ state: "expired", limit: 10 })).items.map((s) => s.id)).toEqual([silence.id])
     })
   )

@@ -109,6 +109,9 @@ describe("silences", () => {
     [[{ label: "service", value: "", isRegex: false }], true],
     [[{ label: "constructor", value: "", isRegex: false }], true],
     [[{ label: "toString", value: ".+", isRegex: true }], false],
+    // anchored and case-sensitive, as in Alertmanager; a pattern refused today matches nothing
+    [[{ label: "model", value: "qwen/.*", isRegex: true }], false],
+    [[{ label: "model", value: "(Q+)+wen.*", isRegex: true }], false],
     [[], false]
   ])("%j → %s", (matchers, expected) => {
     expect(silenceMatches(labels, matchers)).toBe(expected)
