@@ -1,0 +1,154 @@
+/**
+ * Extractor: API error bodies — OpenAI-style `{"error": {...}}`, the service's `{code, message,
+ * data}`, FastAPI `{detail}`, problem+json, Anthropic `{type, error}`, Google's envelope — as JSON,
+ * Python dict literals or JS object dumps, embedded in text or serialized into a string.
+ */
+import { looksLikeObject, parseLoose, parseLooseText, scanFields, type LooseResult } from "../loose-json.js"
+import { type Draft, MAX_DEPTH, isRecord, normCode, setBodyStatus, setCode, setErrorType, setMessage, str, toStatus } from "../draft.js"
+import { readText } from "./freeText.js"
+
+/** A body value that may be an object, a JSON string or plain text. `textual`: plain text counts. */
+export function readBodyValue(v: unknown, d: Draft, depth: number, textual: boolean): void {
+  if (v === undefined || v === null || depth > MAX_DEPTH) return
+  if (isRecord(v)) {
+    d.hasBody = readBody(v, d, depth + 1) || d.hasBody
+    return
+  }
+  if (typeof v !== "string" || v.trim() === "") return
+  if (looksLikeObject(v)) {
+    const parsed = parseLooseText(v)
+    if (isRecord(parsed)) {
+      d.hasBody = readBody(parsed, d, depth + 1) || d.hasBody
+      return
+    }
+  }
+  if (textual) readText(v, d, depth + 1)
+}
+
+const MESSAGE_KEYS = ["message", "msg", "error_msg", "errorMessage", "error_message", "detail", "error_description"] as const
+
+/** Returns whether `o` is recognisably an error body. */
+export function readBody(o: Record<string, unknown>, d: Draft, depth: number): boolean {
+  if (depth > MAX_DEPTH + 2) return false
+  const outer = d.from
+  d.from = "error-body"
+  d.jsonBody = true
+  let recognized = false
+  const err = o["error"]
+  if (isRecord(err)) {
+    recognized = readErrorMember(err, d, depth)
+  } else if (typeof err === "string" && err.trim() !== "") {
+    if (looksLikeObject(err)) {
+      const inner = parseLooseText(err)
+      if (isRecord(inner)) recognized = readBody(inner, d, depth + 1)
+    } else {
+      setMessage(d, err)
+      recognized = true
+    }
+  }
+  let message: string | null = null
+  for (const k of MESSAGE_KEYS) {
+    const v = o[k]
+    if (typeof v === "string" && v.trim() !== "") {
+      message = v
+      break
+    }
+  }
+  if (message !== null) readMessageValue(message, d, depth)
+  const detail = o["detail"]
+  if (isRecord(detail)) recognized = readBody(detail, d, depth + 1) || recognized
+  const code = normCode(o["code"] ?? o["error_code"] ?? o["errorCode"])
+  if (code !== null) {
+    setCode(d, code)
+    if (typeof code === "number") setBodyStatus(d, code)
+  }
+  const type = str(o["type"])
+  if (type !== null && type !== "error") setErrorType(d, type)
+  const status = toStatus(o["status"]) ?? toStatus(o["statusCode"])
+  if (status !== null) setBodyStatus(d, status)
+  const title = str(o["title"])
+  if (title !== null && message === null) setMessage(d, title)
+  d.from = outer
+  return recognized || (code !== null && message !== null) || ((message !== null || title !== null) && status !== null)
+}
+
+/** The `error` member of an OpenAI-style body: `{message, type, code, param}`. */
+export function readErrorMember(err: Record<string, unknown>, d: Draft, depth: number): boolean {
+  const outer = d.from
+  d.from = "error-body"
+  d.jsonBody = true
+  const message = str(err["message"]) ?? str(err["msg"])
+  if (message !== null) readMessageValue(message, d, depth)
+  const code = normCode(err["code"])
+  if (code !== null) {
+    setCode(d, code)
+    if (typeof code === "number") setBodyStatus(d, code)
+  }
+  const type = str(err["type"])
+  if (type !== null) setErrorType(d, type)
+  const status = toStatus(err["status"])
+  if (status !== null) setBodyStatus(d, status)
+  d.from = outer
+  return message !== null || code !== null || type !== null
+}
+
+/** A body message, which may itself be a JSON body serialized into the string. */
+export function readMessageValue(message: string, d: Draft, depth: number): void {
+  if (looksLikeObject(message)) {
+    const inner = parseLooseText(message)
+    if (isRecord(inner)) {
+      readBody(inner, d, depth + 1)
+      return
+    }
+    const f = scanFields(message)
+    if (f.message !== null) setMessage(d, f.message)
+    setCode(d, f.code)
+    return
+  }
+  setMessage(d, message)
+}
+
+interface FoundBody {
+  readonly value: Record<string, unknown>
+  readonly start: number
+  readonly end: number
+}
+
+const BODY_KEYS = ["error", "code", "message", "msg", "detail", "status", "error_msg", "errorMessage", "title", "statusCode"]
+
+const MAX_BODY_TRIES = 8
+
+/** The first embedded object that looks like an error body (bounded number of attempts). */
+export function findBody(s: string): FoundBody | null {
+  let at = s.indexOf("{")
+  let tries = 0
+  while (at !== -1 && tries < MAX_BODY_TRIES) {
+    tries++
+    const before = s.charCodeAt(at - 1)
+    let r: LooseResult | null = null
+    let start = at
+    if ((before === 34 || before === 39) && s.charCodeAt(at + 1) === 92) {
+      // A JSON body serialized into a string: `"{\"error\": ...}"`.
+      const quoted = parseLoose(s, at - 1)
+      if (quoted !== undefined && typeof quoted.value === "string") {
+        const inner = parseLooseText(quoted.value)
+        if (isRecord(inner)) {
+          r = { value: inner, end: quoted.end, complete: quoted.complete }
+          start = at - 1
+        }
+      }
+    }
+    if (r === null) r = parseLoose(s, at) ?? null
+    if (r !== null && isRecord(r.value) && isBodyLike(r.value)) {
+      return { value: r.value, start, end: r.end }
+    }
+    const next = r !== null && r.complete && r.end > at + 1 && isRecord(r.value) ? r.end : at + 1
+    at = s.indexOf("{", next)
+  }
+  return null
+}
+
+function isBodyLike(o: Record<string, unknown>): boolean {
+  for (const k of BODY_KEYS) if (o[k] !== undefined) return true
+  return false
+}

@@ -1,0 +1,166 @@
+/**
+ * Extractor: free text — the dispatcher for a text record (a JSON line goes to jsonLog, an
+ * embedded body to errorBody, then status lines, HTML, statuses in prose, exception classes,
+ * logfmt, hints) and the message derived from the line when nothing gave one.
+ */
+import { firstNonSpace, parseLoose, scanFields } from "../loose-json.js"
+import { type Draft, MAX_DEPTH, isRecord, lineAround, setBodyStatus, setClass, setCode, setErrorType, setMessage, setStatus } from "../draft.js"
+import { findBody, readBody } from "./errorBody.js"
+import { notePaths, readHints } from "./hints.js"
+import { readHtml } from "./html.js"
+import { readStatusLine } from "./httpDump.js"
+import { readLogObject } from "./jsonLog.js"
+import { KV_MESSAGE_RE, readExplicitCodes, readLogfmt } from "./logfmt.js"
+import { REPEATED_CLASS_RE, findClass } from "./sdkException.js"
+import { findStatus } from "./statusText.js"
+
+export function readText(s: string, d: Draft, depth: number): void {
+  if (depth > MAX_DEPTH) return
+  const first = firstNonSpace(s)
+  if (first === -1) return
+  if (s.charCodeAt(first) === 123 && depth < MAX_DEPTH) {
+    const v = parseJsonText(s)
+    if (isRecord(v) && Object.keys(v).length > 0) {
+      readLogObject(v, d, depth + 1)
+      return
+    }
+  }
+
+  if (d.timeTexts.length < 4) d.timeTexts.push(s)
+  const hadMessage = d.message !== null
+  const outer = d.from
+
+  // Embedded body: JSON, a Python dict, a JS object dump, or a JSON string holding one.
+  const body = findBody(s)
+  if (body !== null) {
+    d.hasBody = readBody(body.value, d, depth + 1) || d.hasBody
+  } else if (s.indexOf("message") !== -1 || s.indexOf("code") !== -1) {
+    d.from = "loose-fields"
+    const f = scanFields(s)
+    if (f.message !== null) setMessage(d, f.message)
+    if (f.code !== null) setCode(d, f.code)
+    if (f.type !== null) setErrorType(d, f.type)
+    if (f.status !== null) setBodyStatus(d, f.status)
+    if (f.message !== null && f.code !== null) d.hasBody = true
+  }
+
+  // An HTTP response dump: status line, headers, blank line, body.
+  readStatusLine(s, d, body === null)
+
+  // HTML error pages: the message is the page title.
+  readHtml(s, d)
+
+  let statusAt = -1
+  if (d.status === null) {
+    const found = findStatus(s, body === null ? -1 : body.start, body === null ? -1 : body.end)
+    if (found !== null) {
+      d.from = found.index === -1 ? "reason-phrase" : "status-text"
+      setStatus(d, found.status, found.index === -1 ? found.phrase : lineAround(s, found.index))
+      statusAt = found.index
+    }
+  }
+  const cls = findClass(s)
+  if (cls !== null) {
+    d.from = "sdk-exception"
+    setClass(d, cls.name)
+  }
+  d.from = "error-code-text"
+  readExplicitCodes(s, d)
+  d.from = "logfmt"
+  readLogfmt(s, d)
+  d.from = "free-text"
+  if (d.message === null) {
+    const kv = KV_MESSAGE_RE.exec(s)
+    if (kv !== null) setMessage(d, kv[1] ?? kv[2] ?? kv[3])
+  }
+  readHints(s, d)
+  notePaths(s, d)
+
+  if (d.message === null) {
+    if (cls !== null && s.charCodeAt(cls.end) === 58) d.from = "sdk-exception"
+    setMessage(d, deriveMessage(s, cls, statusAt))
+  }
+  if (!hadMessage && d.message !== null) d.messageHinted = true
+  d.from = outer
+}
+
+function parseJsonText(s: string): unknown {
+  try {
+    return JSON.parse(s) as unknown
+  } catch {
+    const r = parseLoose(s, firstNonSpace(s))
+    return r?.value
+  }
+}
+
+/** Timestamp, level, `[tags]` and a Python-style `logger.name - ` at the start of a log line. */
+const LOG_PREFIX_RE =
+  /^[\s|]*(?:\[?\d{4}[-/.]\d\d[-/.]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?|\[?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?\]?)?[\s|:-]*(?:\[?(?:ERROR|ERR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL|TRACE)\]?(?=[\s:|[-])|\[(?:error|warning|warn|info|debug)\]|(?:error|warning|warn|info|debug):)?[\s|:-]*(?:\[[^\]\n]{1,60}\][ \t]*){0,3}(?:[\w.$]{1,80}[ \t]+-[ \t]+(?![\s{]))?/
+
+const LEADING_STATUS_RE = /^[45]\d\d[ \t]+(?=[A-Z])/
+
+function deriveMessage(s: string, cls: { end: number } | null, statusAt: number): string | null {
+  if (cls !== null && s.charCodeAt(cls.end) === 58 /* : */) {
+    let rest = restOfLine(s, cls.end + 1).trim()
+    // `RateLimitError: litellm.RateLimitError: Rate limit ...`: drop the repeated class names.
+    for (let n = 0; n < 3; n++) {
+      const again = REPEATED_CLASS_RE.exec(rest)
+      if (again === null) break
+      rest = rest.slice(again[0].length)
+    }
+    rest = rest.replace(LEADING_STATUS_RE, "")
+    if (rest !== "") return rest
+  }
+  if (statusAt >= 0) {
+    let k = statusAt + 3
+    let skipped = 0
+    while (k < s.length && skipped < 4 && (s.charCodeAt(k) === 32 || s.charCodeAt(k) === 58 || s.charCodeAt(k) === 44)) {
+      k++
+      skipped++
+    }
+    const q = s.charCodeAt(k)
+    if (q === 34 || q === 39) {
+      const close = s.indexOf(s[k], k + 1)
+      if (close !== -1 && close - k < 2000) return s.slice(k + 1, close)
+    }
+    // The line that carries the status (`Error: Server error: 500 Internal Server Error`).
+    const start = s.lastIndexOf("\n", statusAt) + 1
+    const line = restOfLine(s, start).replace(LOG_PREFIX_RE, "").trim().replace(LEADING_STATUS_RE, "")
+    if (line !== "") return line + wrappedTail(s, line, start + restOfLine(s, start).length + 1)
+  }
+  let from = 0
+  for (let lines = 0; lines < 8 && from < s.length; lines++) {
+    const nl = s.indexOf("\n", from)
+    const line = s.slice(from, nl === -1 ? s.length : nl).replace(LOG_PREFIX_RE, "").trim()
+    if (line !== "") return nl === -1 ? line : line + wrappedTail(s, line, nl + 1)
+    if (nl === -1) break
+    from = nl + 1
+  }
+  return null
+}
+
+/**
+ * The hard-wrapped rest of a message line: lines after a trailing backslash, or indented lines
+ * that continue a sentence in lower case (not stack frames or dumps).
+ */
+function wrappedTail(s: string, line: string, from: number): string {
+  let tail = ""
+  let prev = line
+  for (let n = 0; n < 8 && from < s.length; n++) {
+    const nl = s.indexOf("\n", from)
+    const next = s.slice(from, nl === -1 ? s.length : nl)
+    const backslash = prev.endsWith("\\")
+    if (!backslash && !/^[ \t]+[a-z]/.test(next)) break
+    if (!backslash && (/^\s*(?:at|File)\s/.test(next) || /[.:;!?]$/.test(prev))) break
+    tail += "\n" + next
+    prev = next.trimEnd()
+    if (nl === -1) break
+    from = nl + 1
+  }
+  return tail
+}
+
+function restOfLine(s: string, from: number): string {
+  const nl = s.indexOf("\n", from)
+  return s.slice(from, nl === -1 ? Math.min(s.length, from + 2000) : nl)
+}

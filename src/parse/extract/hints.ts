@@ -1,0 +1,133 @@
+/**
+ * Extractor: hints that complete a failure wherever they stand — the model, the request id,
+ * `stream`, the endpoint and the URLs that tell an LLM call from any other HTTP call.
+ */
+import { type Draft, isModelLike, isNullWord, setClass, setModel, trimPunct } from "../draft.js"
+import { findClass } from "./sdkException.js"
+import { transportSignature } from "./transport.js"
+
+const MODEL_KV_RE = /\bmodel(?:_name|Name|_id)?\\?["']?[ \t]{0,3}[:=][ \t]{0,3}(\\?["'`]?)([A-Za-z0-9][\w.:/@+-]{0,127})/i
+
+const MODEL_QUOTED_RE = /\bmodels?[ \t]+[`'"‘“]([^`'"’”\s]{1,128})[`'"’”]/i
+
+/** `for model deepseek-ai/DeepSeek-R1`: an unquoted id after the word, accepted only when it looks like one. */
+const MODEL_BARE_RE = /\bmodel[ \t]+([A-Za-z0-9][\w.:/@+-]{0,127})/i
+
+const MODEL_REACHED_RE = /reached for (?!model\b)([A-Za-z0-9][\w.:/-]{0,127}) in organization/
+
+const MODEL_ZH_RE = /模型[ \t]*[:：]?[ \t]*([A-Za-z0-9][\w.:/-]{0,127})/
+
+const MODEL_PATH_RE = /\/(?:engines|deployments)\/([A-Za-z0-9][\w.:-]{0,127})\//
+
+const MODEL_PAREN_RE = /\bError \(([A-Za-z0-9][\w.:/-]{1,127})\)/
+
+const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
+  ["reached for", MODEL_REACHED_RE],
+  ["模型", MODEL_ZH_RE],
+  ["/engines/", MODEL_PATH_RE],
+  ["/deployments/", MODEL_PATH_RE],
+  ["Error (", MODEL_PAREN_RE]
+]
+
+const REQUEST_ID_RES = [
+  /\bx-request-id\\?["']?[ \t]{0,3}[:=][ \t]{0,3}\\?["']?([A-Za-z0-9][\w-]{5,127})/i,
+  /\brequest[ _-]?id\b(?:[ \t]+for[ \t]+failed[ \t]+request)?\\?["']?[ \t]{0,3}[:=]?[ \t]{0,3}\\?["'`]?([A-Za-z0-9][\w-]{7,127})/i,
+  /\bray id:?[ \t]{0,3}([0-9a-f]{8,32})\b/i
+]
+
+const STREAM_RE = /\bstream\\?["']?[ \t]{0,3}[:=][ \t]{0,3}(true|True|false|False)\b/
+
+export function readHints(s: string, d: Draft): void {
+  if (d.model === null) readModel(s, d)
+  if (d.requestId === null && (s.indexOf("equest") !== -1 || s.indexOf("EQUEST") !== -1 || s.indexOf("ay ID") !== -1 || s.indexOf("ay id") !== -1)) {
+    for (const re of REQUEST_ID_RES) {
+      const m = re.exec(s)
+      if (m !== null && /\d/.test(m[1]) && !isNullWord(m[1])) {
+        d.requestId = m[1]
+        break
+      }
+    }
+  }
+  if (d.stream === null && s.indexOf("stream") !== -1) {
+    const st = STREAM_RE.exec(s)
+    if (st !== null) d.stream = st[1] === "true" || st[1] === "True"
+  }
+  if (d.errorClass === null) {
+    const cls = findClass(s)
+    if (cls !== null) setClass(d, cls.name)
+  }
+  if (d.transportError === null && !hasServiceStatus(d)) d.transportError = transportSignature(s)
+}
+
+/**
+ * The service itself answered (a status it makes, not a gateway's 502/408/52x/530): a transport
+ * failure text elsewhere in the record cannot be the cause, so it is not looked for.
+ */
+function hasServiceStatus(d: Draft): boolean {
+  const s = d.status
+  return s !== null && s !== 502 && s !== 408 && s !== 530 && !(s >= 520 && s <= 527)
+}
+
+/** The model named in prose; each pattern runs only when its marker is present. */
+function readModel(s: string, d: Draft): void {
+  if (s.indexOf("odel") !== -1 || s.indexOf("ODEL") !== -1) {
+    const kv = MODEL_KV_RE.exec(s)
+    if (kv !== null) {
+      const v = trimPunct(kv[2])
+      if (kv[1] !== "" || isModelLike(v)) setModel(d, v)
+    }
+    if (d.model === null) {
+      const q = MODEL_QUOTED_RE.exec(s) ?? MODEL_BARE_RE.exec(s)
+      if (q !== null && isModelLike(trimPunct(q[1]))) setModel(d, trimPunct(q[1]))
+    }
+    if (d.model !== null) return
+  }
+  const gated: ReadonlyArray<readonly [string, RegExp]> = MODEL_GATED
+  for (const [marker, re] of gated) {
+    if (s.indexOf(marker) === -1) continue
+    const m = re.exec(s)
+    if (m !== null) {
+      const v = trimPunct(m[1])
+      if (isModelLike(v)) {
+        setModel(d, v)
+        return
+      }
+    }
+  }
+}
+
+const URL_RE = /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)[ \t]+(\S{1,500})|https?:\/\/[^\s"'<>)\]]{1,500}/g
+
+export const LLM_PATH_RE =
+  /\/v\d+(?:beta\d*|alpha\d*)?\/|\/(?:chat\/)?completions\b|\/embeddings\b|\/audio\/|\/images\/|\/rerank\b|\/models\b|\/responses\b|\/engines\/|\/deployments\/|\/messages\b|[:/]generateContent|\/api\/(?:generate|chat)\b/
+
+const ENDPOINT_RE = /\/v\d+(?:beta\d*|alpha\d*)?\/[A-Za-z0-9._~:@\/-]{1,200}/
+
+const ENDPOINT_SUFFIX_RE = /\/(?:chat\/completions|completions|embeddings|audio\/speech|audio\/transcriptions|images\/generations|rerank|responses)\b/
+
+export function notePaths(s: string, d: Draft): void {
+  URL_RE.lastIndex = 0
+  let m: RegExpExecArray | null
+  let n = 0
+  while ((m = URL_RE.exec(s)) !== null && n++ < 8) {
+    if (m[1] !== undefined) notePath(d, m[1], false)
+    else if (LLM_PATH_RE.test(m[0])) notePath(d, m[0], false)
+  }
+  if (d.endpoint === null) {
+    const e = ENDPOINT_RE.exec(s) ?? ENDPOINT_SUFFIX_RE.exec(s)
+    if (e !== null) d.endpoint = trimPunct(e[0])
+  }
+}
+
+/** Record a URL or path seen in the record; `explicit`: given as the endpoint itself. */
+export function notePath(d: Draft, url: string, explicit: boolean): void {
+  d.sawPath = true
+  if (LLM_PATH_RE.test(url)) d.sawLlmPath = true
+  if (d.endpoint !== null) return
+  const e = ENDPOINT_RE.exec(url) ?? ENDPOINT_SUFFIX_RE.exec(url)
+  if (e !== null) d.endpoint = trimPunct(e[0])
+  else if (explicit) {
+    const q = url.search(/[?#]/)
+    d.endpoint = (q === -1 ? url : url.slice(0, q)).slice(0, 300)
+  }
+}

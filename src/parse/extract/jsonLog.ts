@@ -1,0 +1,210 @@
+/**
+ * Extractor: JSON log objects (pino, winston, bunyan, structlog, Vector / Fluent Bit records) and
+ * the serialized exceptions inside them (`err`, `error` with a stack, `exception`).
+ */
+import { type Draft, MAX_DEPTH, getPath, isRecord, setClass, setCode, setModel, setRequestId, setStatus, str, toStatus } from "../draft.js"
+import { readBody, readBodyValue, readErrorMember } from "./errorBody.js"
+import { readText } from "./freeText.js"
+import { LLM_PATH_RE, notePath, readHints } from "./hints.js"
+import { TRANSPORT_CODE_RE } from "./transport.js"
+
+const STATUS_PATHS: ReadonlyArray<ReadonlyArray<string>> = [
+  ["status"],
+  ["statusCode"],
+  ["status_code"],
+  ["http", "status_code"],
+  ["http.status_code"],
+  ["http", "response", "status_code"],
+  ["http.response.status_code"],
+  ["res", "statusCode"],
+  ["response", "status"],
+  ["response", "statusCode"],
+  ["response", "status_code"],
+  ["err", "status"],
+  ["err", "statusCode"],
+  ["error", "status"],
+  ["error", "statusCode"]
+]
+
+const BODY_PATHS: ReadonlyArray<ReadonlyArray<string>> = [
+  ["body"],
+  ["response", "body"],
+  ["responseBody"],
+  ["response_body"],
+  ["err", "response", "data"],
+  ["error", "response", "data"],
+  ["response", "data"],
+  ["err", "body"],
+  ["data"]
+]
+
+const TEXT_KEYS = ["msg", "message", "log", "event"] as const
+
+/** Exception texts (structlog, Python logging JSON formatters): read before the log message. */
+const EXCEPTION_KEYS = ["exception", "exc_info", "exc_text", "stack_trace"] as const
+
+const SERVICE_KEYS = ["service", "app", "service_name", "serviceName", "application", "name"] as const
+
+export function readLogObject(o: Record<string, unknown>, d: Draft, depth: number): void {
+  if (depth > MAX_DEPTH) return
+  const outer = d.from
+  if (outer !== "webhook") d.from = "json-log"
+  for (const path of STATUS_PATHS) {
+    if (d.status !== null) break
+    setStatus(d, toStatus(getPath(o, path)))
+  }
+  for (const path of BODY_PATHS) readBodyValue(getPath(o, path), d, depth, path[0] !== "data")
+
+  const error = o["error"]
+  if (isRecord(error)) {
+    if (isExceptionObject(error)) readErrorObject(error, d, depth)
+    else d.hasBody = readErrorMember(error, d, depth) || d.hasBody
+  } else if (typeof error === "string") {
+    readBodyValue(error, d, depth, true)
+  }
+  const err = o["err"]
+  if (isRecord(err)) readErrorObject(err, d, depth)
+  else if (typeof err === "string") readText(err, d, depth + 1)
+  for (const k of EXCEPTION_KEYS) {
+    const v = o[k]
+    if (typeof v === "string" && v !== "") readText(lastExceptionLine(v), d, depth + 1)
+  }
+
+  // The object itself may be an error body: the service's `{code, message, data}`.
+  if (o["code"] !== undefined && o["code"] !== null && (typeof o["message"] === "string" || typeof o["msg"] === "string")) {
+    d.hasBody = readBody(o, d, depth) || d.hasBody
+  } else if (typeof o["detail"] === "string" && toStatus(o["status"]) !== null) {
+    d.hasBody = readBody(o, d, depth) || d.hasBody
+  }
+
+  if (d.timeObjects.length < 4) d.timeObjects.push(o)
+  if (d.service === null) d.service = serviceOf(o)
+  if (d.serviceFallback === null) d.serviceFallback = kubernetesServiceOf(o)
+  scanObjectHints(o, d)
+
+  for (const k of TEXT_KEYS) {
+    const v = o[k]
+    if (typeof v === "string" && v !== "") readMessageText(v, d, depth + 1)
+  }
+  d.from = outer
+}
+
+/**
+ * A log or exception message: parsed as text, unless status and error body are already known,
+ * in which case it can only add hints (a model, a request id).
+ */
+function readMessageText(v: string, d: Draft, depth: number): void {
+  if (d.status !== null && d.hasBody && d.message !== null) readHints(v, d)
+  else readText(v, d, depth)
+}
+
+/** The final line of a Python traceback (`openai.APITimeoutError: Request timed out.`), or the text. */
+function lastExceptionLine(v: string): string {
+  if (!v.startsWith("Traceback")) return v
+  const end = v.trimEnd()
+  const nl = end.lastIndexOf("\n")
+  return nl === -1 ? end : end.slice(nl + 1)
+}
+
+function readErrorObject(e: Record<string, unknown>, d: Draft, depth: number): void {
+  if (depth > MAX_DEPTH) return
+  const outer = d.from
+  d.from = "exception-object"
+  const name = str(e["type"]) ?? str(e["name"])
+  if (name !== null && /^[A-Za-z_][\w.]*(?:Error|Exception|Timeout)$/.test(name)) setClass(d, name)
+  setStatus(d, toStatus(e["status"]) ?? toStatus(e["statusCode"]) ?? toStatus(getPath(e, ["response", "status"])))
+  const code = e["code"]
+  if (typeof code === "string" && TRANSPORT_CODE_RE.test(code)) {
+    if (d.transportError === null) d.transportError = code
+  } else {
+    setCode(d, code)
+  }
+  const inner = e["error"]
+  if (isRecord(inner)) {
+    d.hasBody = (isRecord(inner["error"]) ? readBody(inner, d, depth + 1) : readErrorMember(inner, d, depth + 1)) || d.hasBody
+  }
+  readBodyValue(getPath(e, ["response", "data"]), d, depth + 1, true)
+  readBodyValue(e["body"], d, depth + 1, true)
+  const headers = e["headers"]
+  if (isRecord(headers)) setRequestId(d, headers["x-request-id"] ?? headers["request-id"])
+  setRequestId(d, e["request_id"] ?? e["requestID"] ?? e["requestId"])
+  const message = e["message"]
+  if (typeof message === "string" && message !== "") readMessageText(message, d, depth + 1)
+  const cause = e["cause"]
+  if (isRecord(cause)) readErrorObject(cause, d, depth + 1)
+  else if (typeof cause === "string") readText(cause, d, depth + 1)
+  d.from = outer
+}
+
+/** A serialized exception (`{type, message, stack}`), as opposed to an API `error` member. */
+function isExceptionObject(e: Record<string, unknown>): boolean {
+  const code = e["code"]
+  return (
+    typeof e["stack"] === "string" || typeof e["name"] === "string" || isRecord(e["cause"]) ||
+    e["syscall"] !== undefined || (typeof code === "string" && TRANSPORT_CODE_RE.test(code))
+  )
+}
+
+const MODEL_KEYS = new Set(["model", "model_name", "modelName", "gen_ai.request.model", "llm.model"])
+
+const REQUEST_ID_KEYS = new Set(["requestId", "request_id", "x-request-id", "xRequestId", "x_request_id", "request-id", "apim-request-id"])
+
+const URL_KEYS = new Set(["url", "path", "endpoint", "uri", "originalUrl", "http.url", "http.target", "url.full", "url.path", "target"])
+
+const SKIP_KEYS = new Set(["messages", "stack", "headers_sent", "input", "prompt", "content"])
+
+const MAX_HINT_NODES = 128
+
+function scanObjectHints(root: Record<string, unknown>, d: Draft): void {
+  const queue: Array<Record<string, unknown>> = [root]
+  let visited = 0
+  for (let qi = 0; qi < queue.length && visited < MAX_HINT_NODES; qi++) {
+    const o = queue[qi]
+    visited++
+    for (const k in o) {
+      const v = o[k]
+      if (v === null || v === undefined) continue
+      if (typeof v === "object") {
+        if (!Array.isArray(v) && !SKIP_KEYS.has(k) && queue.length < MAX_HINT_NODES) queue.push(v as Record<string, unknown>)
+        continue
+      }
+      if (MODEL_KEYS.has(k)) {
+        if (d.model === null) setModel(d, v)
+      } else if (REQUEST_ID_KEYS.has(k)) {
+        setRequestId(d, v)
+      } else if (URL_KEYS.has(k)) {
+        if (typeof v === "string" && v.length > 0 && (v.charCodeAt(0) === 47 || v.startsWith("http"))) notePath(d, v, false)
+      } else if (k === "stream") {
+        if (typeof v === "boolean" && d.stream === null) d.stream = v
+      } else if (typeof v === "string" && v.startsWith("http") && LLM_PATH_RE.test(v)) {
+        notePath(d, v, false)
+      }
+    }
+  }
+}
+
+function serviceOf(o: Record<string, unknown>): string | null {
+  for (const k of SERVICE_KEYS) {
+    const v = o[k]
+    if (typeof v === "string" && v !== "" && v.length <= 200) return v
+    if (k === "service" && isRecord(v)) {
+      const name = str(v["name"])
+      if (name !== null) return name
+    }
+  }
+  return null
+}
+
+/** Vector / Fluent Bit Kubernetes metadata: the pod's `app` label, else the container name. */
+function kubernetesServiceOf(o: Record<string, unknown>): string | null {
+  const k8s = o["kubernetes"]
+  if (!isRecord(k8s)) return null
+  for (const labelsKey of ["labels", "pod_labels"]) {
+    const labels = k8s[labelsKey]
+    if (isRecord(labels)) {
+      const app = str(labels["app.kubernetes.io/name"]) ?? str(labels["app"])
+      if (app !== null) return app
+    }
+  }
+  return str(k8s["container_name"])
+}

@@ -1,0 +1,116 @@
+/**
+ * Extractor: an HTTP status in prose (`Error code: 429`, `status=503`, `HTTP 429`, `错误码：403`,
+ * `429 Too Many Requests`) or named only by its reason phrase. Shared with the pre-filter.
+ */
+
+const STATUS_CANDIDATE_RE = /(?<![\w.\/+\-]|\d[,:])([45]\d\d)(?![\w]|[.,:]\d)/g
+
+const LEFT_SKIP = new Set([32, 9, 58, 61, 91, 40, 34, 39, 44, 35, 0xff1a, 0x3010, 0xff08])
+
+const LEFT_KEYWORDS = ["status", "satus", "code", "http", "error", "err", "failed", "failure", "exception", "response", "错误", "失败", "状态", "码", "返回", "异常"]
+
+const RIGHT_SKIP = new Set([32, 9, 58, 40, 45, 34])
+
+const REASONS = [
+  "bad request", "unauthorized", "payment required", "forbidden", "not found", "method not allowed",
+  "not acceptable", "request timeout", "request time-out", "conflict", "gone", "payload too large",
+  "request entity too large", "unsupported media type", "unprocessable", "too many requests",
+  "internal server error", "internal error", "server error", "not implemented", "bad gateway",
+  "service unavailable", "service temporarily unavailable", "gateway timeout", "gateway time-out",
+  "web server", "connection timed out", "origin is unreachable", "a timeout occurred",
+  "ssl handshake failed", "invalid ssl certificate", "unavailable", "resource_exhausted",
+  "resource exhausted", "deadline_exceeded", "permission_denied", "unauthenticated", "status code",
+  "error"
+]
+
+const REASON_ONLY: ReadonlyArray<readonly [string, number]> = [
+  ["too many requests", 429],
+  ["service temporarily unavailable", 503],
+  ["service unavailable", 503],
+  ["bad gateway", 502],
+  ["gateway time-out", 504],
+  ["gateway timeout", 504],
+  ["internal server error", 500],
+  ["payment required", 402],
+  ["request entity too large", 413],
+  ["origin is unreachable", 523]
+]
+
+export function findStatus(s: string, skipFrom: number, skipTo: number): { status: number; index: number; phrase?: string } | null {
+  STATUS_CANDIDATE_RE.lastIndex = 0
+  let m: RegExpExecArray | null
+  let tries = 0
+  while ((m = STATUS_CANDIDATE_RE.exec(s)) !== null && tries < 64) {
+    tries++
+    const i = m.index
+    if (skipFrom !== -1 && i >= skipFrom && i < skipTo) {
+      STATUS_CANDIDATE_RE.lastIndex = skipTo
+      continue
+    }
+    if (leftKeyword(s, i) || rightReason(s, i + 3) || lineStartStatus(s, i)) return { status: Number(m[1]), index: i }
+  }
+  const lower = (s.length > 8192 ? s.slice(0, 8192) : s).toLowerCase()
+  for (const [phrase, status] of REASON_ONLY) {
+    const at = lower.indexOf(phrase)
+    if (at !== -1) return { status, index: -1, phrase: s.slice(at, at + phrase.length) }
+  }
+  return null
+}
+
+/**
+ * A status word right before the number at `i` (`HTTP 503`, `"status": 503`, `错误码：403`).
+ * `loose` (the pre-filter, which sees escaped JSON-in-JSON text) also skips backslashes.
+ */
+export function leftKeyword(s: string, i: number, loose = false): boolean {
+  let j = i - 1
+  let skipped = 0
+  const maxSkip = loose ? 8 : 4
+  while (j >= 0 && skipped < maxSkip && (LEFT_SKIP.has(s.charCodeAt(j)) || (loose && s.charCodeAt(j) === 92))) {
+    j--
+    skipped++
+  }
+  const end = j + 1
+  if (end < 2 || !isWordOrCjk(s.charCodeAt(j)) || !isWordOrCjk(s.charCodeAt(j - 1))) return false
+  // the word ends with a keyword (ASCII case-insensitively), compared in place: this runs for
+  // every standalone 3-digit number of every record the pre-filter sees
+  for (const k of LEFT_KEYWORDS) if (endsWithFolded(s, end, k)) return true
+  return false
+}
+
+/** `s.slice(0, end)` ends with `lower` (all lower-case), ASCII letters compared case-insensitively. */
+function endsWithFolded(s: string, end: number, lower: string): boolean {
+  const n = lower.length
+  if (end < n) return false
+  for (let i = 1; i <= n; i++) {
+    const c = s.charCodeAt(end - i)
+    const k = lower.charCodeAt(n - i)
+    if (c !== k && !(c >= 65 && c <= 90 && (c | 32) === k)) return false
+  }
+  return true
+}
+
+export function rightReason(s: string, k: number): boolean {
+  let skipped = 0
+  while (k < s.length && skipped < 3 && RIGHT_SKIP.has(s.charCodeAt(k))) {
+    k++
+    skipped++
+  }
+  if (s.charCodeAt(k) === 123) return true
+  const tail = s.slice(k, k + 34).toLowerCase()
+  for (const r of REASONS) if (tail.startsWith(r)) return true
+  return false
+}
+
+/** Node SDK style: the record (or a line) starts with `429 Rate limit ...`. */
+export function lineStartStatus(s: string, i: number): boolean {
+  let j = i - 1
+  while (j >= 0 && (s.charCodeAt(j) === 32 || s.charCodeAt(j) === 9)) j--
+  if (j >= 0 && s.charCodeAt(j) !== 10) return false
+  if (s.charCodeAt(i + 3) !== 32) return false
+  const c = s.charCodeAt(i + 4)
+  return c >= 65 && c <= 90
+}
+
+function isWordOrCjk(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || (c >= 0x4e00 && c <= 0x9fff)
+}
