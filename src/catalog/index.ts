@@ -104,6 +104,18 @@ index(families)
 /** Every entry of every family (for tests and the eval report). */
 export const allEntries: ReadonlyArray<Entry> = entries
 
+/** Every error class the catalogue knows (a record naming one is a failed call of an LLM API). */
+export const catalogClasses: ReadonlySet<string> = new Set(byClass.keys())
+
+const EVERY_CATEGORY: ReadonlyArray<Category> = [
+  "auth_realname", "quota", "model_not_found", "rate_limit", "overload", "auth_key", "permission", "invalid_request", "server_error", "transport", "unknown"
+]
+
+/** Whether any catalogue entry (by code, type, class or wording) recognises a record with no status. */
+export function recognises(r: Omit<CatalogInput, "status">): boolean {
+  return lookup({ ...r, status: null }, EVERY_CATEGORY).length > 0
+}
+
 // ---------------------------------------------------------------------------------------------
 // Matching
 

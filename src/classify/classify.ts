@@ -7,7 +7,7 @@
  */
 import type { ParsedFailure } from "../parse/ParsedFailure.js"
 import type { Category, Classification, RateLimitKind, Severity } from "./Event.js"
-import { type Entry, lookup } from "../catalog/index.js"
+import { type CatalogInput, type Entry, lookup } from "../catalog/index.js"
 import { wording, wordingOf } from "../catalog/wording.js"
 import { matchRule, rulesVersion } from "./rules.js"
 
@@ -60,7 +60,7 @@ export function verdictOf(f: ParsedFailure): Verdict {
     verdictsOfRules = rulesVersion()
   }
   const message = f.message ?? ""
-  const head = `${f.status ?? ""}\u001f${f.code ?? ""}\u001f${f.errorType ?? ""}\u001f${f.errorClass ?? ""}\u001f${f.provider ?? ""}\u001f${f.transportError === null ? "" : "t"}`
+  const head = `${f.status ?? ""}\u001f${f.phraseStatus ?? ""}\u001f${f.code ?? ""}\u001f${f.errorType ?? ""}\u001f${f.errorClass ?? ""}\u001f${f.provider ?? ""}\u001f${f.transportError === null ? "" : "t"}`
   let byHead = recentVerdicts.get(message)
   let v = byHead?.get(head)
   if (v !== undefined) return v
@@ -105,9 +105,14 @@ function decide(f: ParsedFailure): Verdict {
   const text = classificationText(f)
   const rule = matchRule(f)
   if (rule !== null) return verdict(rule.category, text, { kind: "rule", name: rule.name }, rule.rateLimitKind ?? undefined)
-  const input = { status: f.status, code: f.code, errorType: f.errorType, errorClass: f.errorClass, text, provider: f.provider }
-  if (f.status === null) return withoutStatus(f, text, lookup(input, WORD_ORDER))
-  const status = f.status
+  const input: CatalogInput = { status: f.status ?? f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, text, provider: f.provider }
+  if (f.status === null && f.phraseStatus === null) return withoutStatus(f, text, lookup(input, WORD_ORDER))
+  const v = withStatus(f, f.status ?? f.phraseStatus!, text, input)
+  // a status named only by its reason phrase decides as wording, not as a status the record shows
+  return f.status === null && v.decidedBy.kind === "status" ? { ...v, decidedBy: { kind: "wording", name: `reason phrase (${v.decidedBy.name})` } } : v
+}
+
+function withStatus(f: ParsedFailure, status: number, text: string, input: CatalogInput): Verdict {
   const order = status === 403 ? AFTER_403 : status === 400 || status === 404 ? AFTER_400 : tableCategory(status) === null ? WORD_ORDER : QUOTA
   const found = lookup(input, order)
   // the provider's own word on its status (Anthropic's 529, Gemini's 400 for a bad key)
@@ -189,7 +194,8 @@ function withoutStatus(f: ParsedFailure, text: string, found: ReadonlyArray<Entr
 // ---------------------------------------------------------------------------------------------
 // Rate-limit kind
 
-const KIND_ABBR_RE = /\b(RPM|RPH|RPD|TPM|TPD|IPM|IPD)\b/i
+/** The abbreviation standing alone, also between underscores or slashes (`limit_rpd/`). */
+const KIND_ABBR_RE = /(?<![A-Za-z0-9])(RPM|RPH|RPD|TPM|TPD|IPM|IPD)(?![A-Za-z0-9])/i
 const KIND_WORDS_RE = /\b(requests?|tokens?|images?)[ -]per[ -](min(?:ute)?|hour|day)\b/i
 const KIND_DAILY_RE = /\bdaily (?:\w+ )?(request|token|image)s?\b|\b(request|token|image)s? per day\b/i
 const KIND_ZH_RE = /(每分钟|每小时|每日|每天|当日|今日)/

@@ -5,6 +5,11 @@
  */
 export interface ParsedFailure {
   readonly status: number | null
+  /**
+   * A status named only by its reason phrase (`Too Many Requests`, `Bad Gateway`) and no number:
+   * not the record's `status` (it does not show one), but what the classifier reads it as.
+   */
+  readonly phraseStatus: number | null
   /** The service's `code` (int) or an OpenAI-style string code such as `rate_limit_exceeded`. */
   readonly code: number | string | null
   readonly message: string | null
@@ -44,7 +49,6 @@ export type Extractor =
   | "http-dump" // an HTTP status line (`curl -i`, `curl -v`, an access log)
   | "html" // an HTML error page of a gateway or proxy
   | "status-text" // a status in prose (`Error code: 429`, `status=503`, `HTTP 429`)
-  | "reason-phrase" // a status named only by its reason phrase (`Too Many Requests`)
   | "sdk-exception" // a client library's exception text (`RateLimitError: ...`)
   | "error-code-text" // an explicit code in prose (`error code: 1010`)
   | "logfmt" // `error_message=... error_code=...`
@@ -77,6 +81,7 @@ export type ParseResult =
 
 export const emptyFailure: ParsedFailure = {
   status: null,
+  phraseStatus: null,
   code: null,
   message: null,
   model: null,

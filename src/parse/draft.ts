@@ -3,6 +3,7 @@
  * with first-writer-wins setters that also note the evidence (extractor, text) when asked for.
  * And the small value helpers the extractors share.
  */
+import { catalogClasses } from "../catalog/index.js"
 import type { Evidence, EvidenceMap, ExplainedField, Extractor } from "./ParsedFailure.js"
 
 const MESSAGE_MAX = 1000
@@ -19,6 +20,8 @@ export function isAlnum(c: number): boolean {
 
 export interface Draft {
   status: number | null
+  /** A status named only by its reason phrase (`ParsedFailure.phraseStatus`). */
+  phraseStatus: number | null
   /** A status read from the body (`status`, or an HTTP-like `code`), used when nothing better. */
   bodyStatus: number | null
   code: number | string | null
@@ -65,6 +68,7 @@ export function newDraft(): Draft {
   return {
     status: null,
     bodyStatus: null,
+    phraseStatus: null,
     code: null,
     message: null,
     model: null,
@@ -179,7 +183,7 @@ export function setErrorType(d: Draft, v: string): void {
 
 export function setClass(d: Draft, name: string): void {
   const bare = name.slice(name.lastIndexOf(".") + 1)
-  const known = KNOWN_CLASS_RE.test(bare)
+  const known = KNOWN_CLASS_RE.test(bare) || catalogClasses.has(bare)
   if (d.errorClass === null || (known && !d.knownClass)) {
     d.errorClass = bare
     d.knownClass = known
@@ -250,8 +254,11 @@ export function isNullWord(s: string): boolean {
 }
 
 export function isModelLike(v: string): boolean {
-  return v.length >= 2 && /[A-Za-z]/.test(v) && /[\d/\-.:]/.test(v)
+  return v.length >= 2 && /[A-Za-z]/.test(v) && /[\d/\-.:]/.test(v) && !RATE_TIER_RE.test(v)
 }
+
+/** OpenAI's old rate-limit tier names (`10KTPM-200RPM`) stand where a model's name does. */
+const RATE_TIER_RE = /^\d+K?TPM-\d+K?RPM$/i
 
 export function trimPunct(v: string): string {
   return v.replace(/[.,;:)\]'"`]+$/, "")

@@ -15,7 +15,7 @@ import { redact, redactValue, stripMessages } from "./redact.js"
 import { DEFAULT_MAX_RECORD_CHARS } from "./assemble.js"
 import { firstNonSpace, looksLikeObject } from "./loose-json.js"
 import { categoryFromWording } from "../catalog/wording.js"
-import { providerOfText } from "../catalog/index.js"
+import { providerOfText, recognises } from "../catalog/index.js"
 import { type Draft, cutUtf8, finalEvidence, isRecord, newDraft, normalizeMessage, note, setCode, setMessage, setModel, setRequestId, setStatus, span, str, toStatus } from "./draft.js"
 import { readBodyValue, readMessageValue } from "./extract/errorBody.js"
 import { readText } from "./extract/freeText.js"
@@ -158,6 +158,7 @@ function conclude(d: Draft, text: string): ParseResult {
     _tag: "Failure",
     failure: {
       status: d.status,
+      phraseStatus: d.status === null ? d.phraseStatus : null,
       code: d.code,
       message: d.message,
       model: d.model,
@@ -183,16 +184,19 @@ function conclude(d: Draft, text: string): ParseResult {
 function decide(d: Draft, text: string): ParseResult | null {
   if (d.message !== null && !d.messageHinted) readHints(d.message, d)
   if (d.htmlSeen && !d.jsonBody) d.bodyNotJson = true
-  if (d.status !== null) {
-    if (d.status < 400) return IGNORED["status < 400"]
+  const status = d.status ?? d.phraseStatus
+  if (status !== null) {
+    if (status < 400) return IGNORED["status < 400"]
     // An access log line of some other HTTP endpoint (`GET /users/42 404`) is not an API call.
-    if (!d.hasBody && d.sawPath && !d.sawLlmPath && !d.knownClass && !LLM_WORDS_RE.test(text)) {
+    if (!d.hasBody && d.sawPath && !d.sawLlmPath && !d.knownClass && !LLM_WORDS_RE.test(text) && d.provider === null && providerOfText(text) === null) {
       return IGNORED["not an API call"]
     }
   } else if (!d.hasBody && !d.explicitCode) {
+    const head = text.length > 8192 ? text.slice(0, 8192) : text
     const worded =
-      categoryFromWording(text.length > 8192 ? text.slice(0, 8192) : text) !== null ||
-      (d.knownClass && LLM_CONTEXT_RE.test(text))
+      categoryFromWording(head) !== null ||
+      (d.knownClass && LLM_CONTEXT_RE.test(text)) ||
+      recognises({ code: d.code, errorType: d.errorType, errorClass: d.errorClass, text: d.message ?? head, provider: d.provider ?? providerOfText(head)?.provider ?? null })
     if (!worded) {
       if (d.transportError === null) return IGNORED["no failure signal"]
       if (!d.transportExplicit && !LLM_CONTEXT_RE.test(text)) return IGNORED["not an API call"]

@@ -34,6 +34,16 @@ export default {
     { id: "common.type.invalid-request", match: { type: ["invalid_request_error", "context_length_exceeded", "invalid_request"] }, category: "invalid_request", samples: ["s038"] },
     { id: "common.code.context-length", match: { code: ["context_length_exceeded", "string_above_max_length"] }, category: "invalid_request", samples: ["s038"] },
     { id: "common.type.server", match: { type: ["server_error", "api_error", "internal_error", "internal_server_error"] }, category: "server_error", samples: ["s110"] },
-    { id: "common.type.overload", match: { type: ["overloaded_error", "service_unavailable", "server_overloaded"] }, category: "overload", samples: ["s099"] }
+    { id: "common.type.overload", match: { type: ["overloaded_error", "service_unavailable", "server_overloaded"] }, category: "overload", samples: ["s099"] },
+    // gRPC status names (Google's envelope `status`, grpc clients' `StatusCode.X`, `code = X`)
+    // https://grpc.github.io/grpc/core/md_doc_statuscodes.html
+    { id: "common.grpc.resource-exhausted", match: { type: "RESOURCE_EXHAUSTED" }, category: "rate_limit", samples: ["s099"], doc: "https://cloud.google.com/apis/design/errors#handling_errors" },
+    { id: "common.grpc.unavailable", match: { type: "UNAVAILABLE" }, category: "overload", samples: ["s099"] },
+    { id: "common.grpc.permission-denied", match: { type: "PERMISSION_DENIED" }, category: "permission", samples: ["s049"] },
+    { id: "common.grpc.unauthenticated", match: { type: "UNAUTHENTICATED" }, category: "auth_key", samples: ["s049"] },
+    { id: "common.grpc.invalid-argument", match: { type: ["INVALID_ARGUMENT", "FAILED_PRECONDITION", "OUT_OF_RANGE"] }, category: "invalid_request", samples: ["s049"] },
+    { id: "common.grpc.internal", match: { type: ["INTERNAL", "UNKNOWN", "DATA_LOSS"] }, category: "server_error", samples: ["s099"] },
+    { id: "common.grpc.deadline-exceeded", match: { type: "DEADLINE_EXCEEDED" }, category: "transport", samples: ["s099"] },
+    { id: "common.grpc.not-found-model", match: { type: "NOT_FOUND", message: /\bmodels?\b/i }, category: "model_not_found", samples: ["s049"] }
   ]
 } satisfies ProviderFamily

@@ -41,12 +41,6 @@ export default {
       match: { code: 50508 },
       category: "overload",
       samples: ["s035"]
-    },
-    {
-      id: "siliconflow.rate-limited",
-      match: { code: [50603, 50604] },
-      category: "rate_limit",
-      samples: ["s025"]
     }
   ]
 } satisfies ProviderFamily

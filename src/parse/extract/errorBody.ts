@@ -66,6 +66,7 @@ export function readBody(o: Record<string, unknown>, d: Draft, depth: number): b
   if (type !== null && type !== "error") setErrorType(d, type)
   const status = toStatus(o["status"]) ?? toStatus(o["statusCode"])
   if (status !== null) setBodyStatus(d, status)
+  else grpcStatusOf(o["status"], d)
   const title = str(o["title"])
   if (title !== null && message === null) setMessage(d, title)
   d.from = outer
@@ -88,6 +89,7 @@ export function readErrorMember(err: Record<string, unknown>, d: Draft, depth: n
   if (type !== null) setErrorType(d, type)
   const status = toStatus(err["status"])
   if (status !== null) setBodyStatus(d, status)
+  else grpcStatusOf(err["status"], d)
   d.from = outer
   return message !== null || code !== null || type !== null
 }
@@ -151,4 +153,9 @@ export function findBody(s: string): FoundBody | null {
 function isBodyLike(o: Record<string, unknown>): boolean {
   for (const k of BODY_KEYS) if (o[k] !== undefined) return true
   return false
+}
+
+/** Google's envelope names the gRPC status (`"status": "RESOURCE_EXHAUSTED"`): the error's type. */
+function grpcStatusOf(v: unknown, d: Draft): void {
+  if (typeof v === "string" && v.length >= 4 && v.length <= 40 && /^[A-Z]+(?:_[A-Z]+)*$/.test(v)) setErrorType(d, v)
 }

@@ -11,7 +11,7 @@ import { readHtml } from "./html.js"
 import { readStatusLine } from "./httpDump.js"
 import { readLogObject } from "./jsonLog.js"
 import { KV_MESSAGE_RE, readExplicitCodes, readLogfmt } from "./logfmt.js"
-import { REPEATED_CLASS_RE, findClass } from "./sdkException.js"
+import { REPEATED_CLASS_RE, findClass, findGrpcStatus } from "./sdkException.js"
 import { findStatus } from "./statusText.js"
 
 export function readText(s: string, d: Draft, depth: number): void {
@@ -53,9 +53,13 @@ export function readText(s: string, d: Draft, depth: number): void {
   let statusAt = -1
   if (d.status === null) {
     const found = findStatus(s, body === null ? -1 : body.start, body === null ? -1 : body.end)
-    if (found !== null) {
-      d.from = found.index === -1 ? "reason-phrase" : "status-text"
-      setStatus(d, found.status, found.index === -1 ? found.phrase : lineAround(s, found.index))
+    if (found === null) {
+      // no status
+    } else if (found.index === -1) {
+      if (d.phraseStatus === null) d.phraseStatus = found.status
+    } else {
+      d.from = "status-text"
+      setStatus(d, found.status, lineAround(s, found.index))
       statusAt = found.index
     }
   }
@@ -63,6 +67,11 @@ export function readText(s: string, d: Draft, depth: number): void {
   if (cls !== null) {
     d.from = "sdk-exception"
     setClass(d, cls.name)
+  }
+  const grpc = findGrpcStatus(s)
+  if (grpc !== null) {
+    d.from = "sdk-exception"
+    setErrorType(d, grpc)
   }
   d.from = "error-code-text"
   readExplicitCodes(s, d)

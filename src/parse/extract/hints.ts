@@ -6,9 +6,9 @@ import { type Draft, isModelLike, isNullWord, setClass, setModel, trimPunct } fr
 import { findClass } from "./sdkException.js"
 import { transportSignature } from "./transport.js"
 
-const MODEL_KV_RE = /\bmodel(?:_name|Name|_id)?\\?["']?[ \t]{0,3}[:=][ \t]{0,3}(\\?["'`]?)([A-Za-z0-9][\w.:/@+-]{0,127})/i
+const MODEL_KV_RE = /\bmodel(?:_name|Name|_id|Id|ID)?\\?["']?[ \t]{0,3}[:=][ \t]{0,3}(\\?["'`]?)([A-Za-z0-9][\w.:/@+-]{0,127})/i
 
-const MODEL_QUOTED_RE = /\bmodels?[ \t]+[`'"‘“]([^`'"’”\s]{1,128})[`'"’”]/i
+const MODEL_QUOTED_RE = /\bmodels?\s{1,8}[`'"‘“]([^`'"’”\s]{1,128})[`'"’”]/i
 
 /** `for model deepseek-ai/DeepSeek-R1`: an unquoted id after the word, accepted only when it looks like one. */
 const MODEL_BARE_RE = /\bmodel[ \t]+([A-Za-z0-9][\w.:/@+-]{0,127})/i
@@ -18,15 +18,23 @@ const MODEL_REACHED_RE = /reached for (?!model\b)([A-Za-z0-9][\w.:/-]{0,127}) in
 const MODEL_ZH_RE = /模型[ \t]*[:：]?[ \t]*([A-Za-z0-9][\w.:/-]{0,127})/
 
 const MODEL_PATH_RE = /\/(?:engines|deployments)\/([A-Za-z0-9][\w.:-]{0,127})\//
+/** Gemini / Vertex `models/gemini-1.5-pro:generateContent`, `models/x is not found`; Bedrock `/model/<id>/invoke`. */
+const MODEL_GOOGLE_RE = /\bmodels\/([A-Za-z0-9][\w.-]{0,127})(?=:[a-zA-Z]|[\s'"`,)]|$)/
+const MODEL_BEDROCK_RE = /\/model\/([A-Za-z0-9][\w.:%-]{0,160})\/(?:invoke|converse)/
 
 const MODEL_PAREN_RE = /\bError \(([A-Za-z0-9][\w.:/-]{1,127})\)/
+/** `model(BAAI/bge-m3)`, `to model (gemini-1.5-flash)`. */
+const MODEL_IN_PARENS_RE = /\bmodel[ \t]?\([ \t]*([A-Za-z0-9][\w.:/@+-]{0,127})[ \t]*\)/i
 
 const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["reached for", MODEL_REACHED_RE],
   ["模型", MODEL_ZH_RE],
   ["/engines/", MODEL_PATH_RE],
   ["/deployments/", MODEL_PATH_RE],
-  ["Error (", MODEL_PAREN_RE]
+  ["models/", MODEL_GOOGLE_RE],
+  ["/model/", MODEL_BEDROCK_RE],
+  ["Error (", MODEL_PAREN_RE],
+  ["odel", MODEL_IN_PARENS_RE]
 ]
 
 const REQUEST_ID_RES = [
@@ -87,12 +95,21 @@ function readModel(s: string, d: Draft): void {
     if (s.indexOf(marker) === -1) continue
     const m = re.exec(s)
     if (m !== null) {
-      const v = trimPunct(m[1])
+      const v = trimPunct(m[1].indexOf("%") === -1 ? m[1] : decodePath(m[1]))
       if (isModelLike(v)) {
         setModel(d, v)
         return
       }
     }
+  }
+}
+
+/** `anthropic.claude-3-haiku-20240307-v1%3A0` as written in a URL -> its id. */
+function decodePath(v: string): string {
+  try {
+    return decodeURIComponent(v)
+  } catch {
+    return v
   }
 }
 

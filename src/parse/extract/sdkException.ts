@@ -4,7 +4,8 @@
  */
 import { KNOWN_CLASS_RE } from "../draft.js"
 
-const GENERIC_CLASS_RE = /\b([A-Z][A-Za-z0-9]{1,60}(?:Error|Exception))\b/
+/** `FooError`, `FooException`, also with underscores (`AI_APICallError`, Vercel's AI SDK). */
+const GENERIC_CLASS_RE = /\b([A-Z][A-Za-z0-9_]{1,60}(?:Error|Exception))\b/
 
 export function findClass(s: string): { name: string; end: number; known: boolean } | null {
   if (s.indexOf("Error") === -1 && s.indexOf("Exception") === -1 && s.indexOf("Timeout") === -1) return null
@@ -14,5 +15,27 @@ export function findClass(s: string): { name: string; end: number; known: boolea
   if (generic !== null) return { name: generic[1], end: generic.index + generic[0].length, known: false }
   return null
 }
+
+/**
+ * gRPC status names in client texts: Python's `StatusCode.RESOURCE_EXHAUSTED`, Go's `rpc error:
+ * code = ResourceExhausted desc = ...`, google-api-core's `google.api_core.exceptions.ResourceExhausted`.
+ */
+const GRPC_STATUS_RE = /\b(?:StatusCode\.|code = |api_core\.exceptions\.)([A-Z][A-Za-z_]{2,40})\b/
+
+/** A gRPC status named in the text, as the envelope writes it (`RESOURCE_EXHAUSTED`), or null. */
+export function findGrpcStatus(s: string): string | null {
+  if (s.indexOf("StatusCode.") === -1 && s.indexOf("code = ") === -1 && s.indexOf("api_core") === -1) return null
+  const m = GRPC_STATUS_RE.exec(s)
+  if (m === null) return null
+  const name = m[1].indexOf("_") !== -1 || m[1] === m[1].toUpperCase() ? m[1] : m[1].replace(/([a-z])([A-Z])/g, "$1_$2")
+  const upper = name.toUpperCase()
+  return GRPC_STATUSES.has(upper) ? upper : null
+}
+
+const GRPC_STATUSES: ReadonlySet<string> = new Set([
+  "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED",
+  "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE",
+  "DATA_LOSS", "UNAUTHENTICATED"
+])
 
 export const REPEATED_CLASS_RE = /^[A-Za-z_][\w.]{0,80}(?:Error|Exception):[ \t]+/

@@ -33,10 +33,19 @@ const REASON_ONLY: ReadonlyArray<readonly [string, number]> = [
   ["internal server error", 500],
   ["payment required", 402],
   ["request entity too large", 413],
-  ["origin is unreachable", 523]
+  ["origin is unreachable", 523],
+  // the statuses a client library names only in its own words (`Bad Request`, `Unauthorized`)
+  ["unprocessable entity", 422],
+  ["bad request", 400],
+  ["unauthorized", 401],
+  ["forbidden", 403]
 ]
 
-export function findStatus(s: string, skipFrom: number, skipTo: number): { status: number; index: number; phrase?: string } | null {
+/** `UPSTREAM_503`, `HTTP_429` tokens; `Rate limit exceeded (429)`: a status in parentheses after failure words. */
+const TAGGED_STATUS_RE = /(?:\b(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused) \()([45]\d\d)(?![\w.])/i
+
+/** The status shown in `s` and where; `index` -1: named only by its reason phrase. */
+export function findStatus(s: string, skipFrom: number, skipTo: number): { status: number; index: number } | null {
   STATUS_CANDIDATE_RE.lastIndex = 0
   let m: RegExpExecArray | null
   let tries = 0
@@ -49,10 +58,12 @@ export function findStatus(s: string, skipFrom: number, skipTo: number): { statu
     }
     if (leftKeyword(s, i) || rightReason(s, i + 3) || lineStartStatus(s, i)) return { status: Number(m[1]), index: i }
   }
+  const tagged = TAGGED_STATUS_RE.exec(s.length > 8192 ? s.slice(0, 8192) : s)
+  if (tagged !== null) return { status: Number(tagged[1]), index: tagged.index + tagged[0].length - 3 }
   const lower = (s.length > 8192 ? s.slice(0, 8192) : s).toLowerCase()
   for (const [phrase, status] of REASON_ONLY) {
     const at = lower.indexOf(phrase)
-    if (at !== -1) return { status, index: -1, phrase: s.slice(at, at + phrase.length) }
+    if (at !== -1) return { status, index: -1 }
   }
   return null
 }
@@ -107,7 +118,9 @@ export function lineStartStatus(s: string, i: number): boolean {
   while (j >= 0 && (s.charCodeAt(j) === 32 || s.charCodeAt(j) === 9)) j--
   if (j >= 0 && s.charCodeAt(j) !== 10) return false
   if (s.charCodeAt(i + 3) !== 32) return false
-  const c = s.charCodeAt(i + 4)
+  // `429 Rate limit ...`, and `429 "Too many tokens ..."` (a body that is a bare JSON string)
+  const q = s.charCodeAt(i + 4)
+  const c = q === 34 ? s.charCodeAt(i + 5) : q
   return c >= 65 && c <= 90
 }
 

@@ -7,11 +7,11 @@ export const TRANSPORT_CODE_RE =
   /^(?:ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|ESOCKETTIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_[A-Z_]+|CERT_[A-Z_]+|ERR_TLS_[A-Z_]+|ERR_SSL_[A-Z_]+|UNABLE_TO_VERIFY_LEAF_SIGNATURE|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_PROXY_[A-Z_]+)$/
 
 const TRANSPORT_NAME_RE =
-  /\b(?:ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|ESOCKETTIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR_[A-Z_]+|CERT_[A-Z_]+|ERR_TLS_[A-Z_]+|ERR_SSL_[A-Z_]+|UNABLE_TO_VERIFY_LEAF_SIGNATURE|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|APIConnectionError|APITimeoutError|ConnectTimeout|ReadTimeout|ConnectError|ProxyError|SSLError|TimeoutError)\b/
+  /\b(?:ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|ESOCKETTIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR_[A-Z_]+|CERT_[A-Z_]+|ERR_TLS_[A-Z_]+|ERR_SSL_[A-Z_]+|UNABLE_TO_VERIFY_LEAF_SIGNATURE|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|APIConnectionError|APITimeoutError|ConnectTimeout|ReadTimeout|ConnectError|ProxyError|SSLError|TimeoutError|ConnectTimeoutError|HeadersTimeoutError|BodyTimeoutError|SocketTimeoutException|ConnectException|UnknownHostException|HttpTimeoutException|ERR_STREAM_PREMATURE_CLOSE)\b/
 
 /** Transport failure phrases, grouped by first letter so the regex engine checks each position once. */
 const TRANSPORT_PHRASE_RE =
-  /t(?:imed out|imeout of \d+ ?ms exceeded|emporary failure in name resolution|ls handshake|unneling socket)|c(?:onnection (?:error|refused|reset|aborted)|ertificate (?:verify failed|has expired|is not valid))|s(?:ocket hang up|elf[- ]signed certificate|sl routines)|n(?:ame or service not known|odename nor servname|etwork is unreachable|o route to host)|fetch failed|getaddrinfo|handshake failure|proxy (?:error|authentication required)|unable to verify|wrong version number/i
+  /t(?:imed out|imeout of \d+ ?ms exceeded|emporary failure in name resolution|ls handshake|unneling socket)|c(?:onnection (?:error|refused|reset|aborted)|ertificate (?:verify failed|has expired|is not valid))|s(?:ocket hang up|elf[- ]signed certificate|sl routines)|n(?:ame or service not known|odename nor servname|etwork is unreachable|o route to host)|fetch failed|other side closed|premature close|client network socket disconnected|getaddrinfo|handshake failure|proxy (?:error|authentication required)|unable to verify|wrong version number/i
 
 /** The transport failure named in `s` (ECONNREFUSED, `socket hang up`, TLS, DNS, proxy ...), or null. */
 export function transportSignature(s: string): string | null {
