@@ -196,7 +196,8 @@ function withoutStatus(f: ParsedFailure, text: string, found: ReadonlyArray<Entr
 
 /** The abbreviation standing alone, also between underscores or slashes (`limit_rpd/`). */
 const KIND_ABBR_RE = /(?<![A-Za-z0-9])(RPM|RPH|RPD|TPM|TPD|IPM|IPD)(?![A-Za-z0-9])/i
-const KIND_WORDS_RE = /\b(requests?|tokens?|images?)[ -]per[ -](min(?:ute)?|hour|day)\b/i
+/** `tokens per min`, `Tokens per Minute`, `requests_per_day`, `RequestsPerMinute`, `tokens per 1 minute`. */
+const KIND_WORDS_RE = /\b(requests?|tokens?|images?)(?:\s{1,4}|[_-]?)per(?:\s{1,4}|[_-]?)(?:1\s)?(min(?:ute)?s?|hour|day)(?![a-z])/i
 const KIND_DAILY_RE = /\bdaily (?:\w+ )?(request|token|image)s?\b|\b(request|token|image)s? per day\b/i
 const KIND_ZH_RE = /(每分钟|每小时|每日|每天|当日|今日)/
 
@@ -217,8 +218,9 @@ export function rateLimitKindOf(text: string): RateLimitKind {
   return "unknown"
 }
 
-function kindOf(resource: string, unit: string): RateLimitKind {
+function kindOf(resource: string, rawUnit: string): RateLimitKind {
   const r = resource[0].toLowerCase()
+  const unit = rawUnit.toLowerCase()
   const u = unit.startsWith("min") ? "M" : unit === "hour" ? "H" : "D"
   const kind = `${r === "t" ? "T" : r === "i" ? "I" : "R"}P${u}`
   return kind === "TPH" || kind === "IPH" ? "unknown" : (kind as RateLimitKind)

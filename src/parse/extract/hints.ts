@@ -23,6 +23,10 @@ const MODEL_GOOGLE_RE = /\bmodels\/([A-Za-z0-9][\w.-]{0,127})(?=:[a-zA-Z]|[\s'"`
 const MODEL_BEDROCK_RE = /\/model\/([A-Za-z0-9][\w.:%-]{0,160})\/(?:invoke|converse)/
 
 const MODEL_PAREN_RE = /\bError \(([A-Za-z0-9][\w.:/-]{1,127})\)/
+/** Azure OpenAI: `Your requests to gpt-4o for gpt-4o in eastus2 have exceeded ...`. */
+const MODEL_AZURE_RE = /\brequests to ([A-Za-z0-9][\w.:-]{1,127}) for [A-Za-z0-9][\w.:-]{0,127} in /
+/** OpenRouter: `Rate limit exceeded: limit_rpd/google/gemini-2.0-flash/<key>`. */
+const MODEL_OPENROUTER_LIMIT_RE = /\blimit_[a-z]{3}\/([A-Za-z0-9][\w.:-]{0,63}\/[A-Za-z0-9][\w.:-]{0,127})\//
 /** `model(BAAI/bge-m3)`, `to model (gemini-1.5-flash)`. */
 const MODEL_IN_PARENS_RE = /\bmodel[ \t]?\([ \t]*([A-Za-z0-9][\w.:/@+-]{0,127})[ \t]*\)/i
 
@@ -34,7 +38,9 @@ const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["models/", MODEL_GOOGLE_RE],
   ["/model/", MODEL_BEDROCK_RE],
   ["Error (", MODEL_PAREN_RE],
-  ["odel", MODEL_IN_PARENS_RE]
+  ["odel", MODEL_IN_PARENS_RE],
+  ["requests to ", MODEL_AZURE_RE],
+  ["limit_", MODEL_OPENROUTER_LIMIT_RE]
 ]
 
 const REQUEST_ID_RES = [

@@ -15,7 +15,7 @@ const REASONS = [
   "bad request", "unauthorized", "payment required", "forbidden", "not found", "method not allowed",
   "not acceptable", "request timeout", "request time-out", "conflict", "gone", "payload too large",
   "request entity too large", "unsupported media type", "unprocessable", "too many requests",
-  "internal server error", "internal error", "server error", "not implemented", "bad gateway",
+  "internal server error", "internal error", "server error", "client error", "page not found", "not implemented", "bad gateway",
   "service unavailable", "service temporarily unavailable", "gateway timeout", "gateway time-out",
   "web server", "connection timed out", "origin is unreachable", "a timeout occurred",
   "ssl handshake failed", "invalid ssl certificate", "unavailable", "resource_exhausted",
