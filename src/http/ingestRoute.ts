@@ -29,29 +29,38 @@ export interface IngestSummary {
   accepted: number
   duplicates: number
   ignored: number
+  /** The first REJECTED_LISTED rejections; `rejectedCount` counts them all. */
   rejected: Array<{ index: number; error: string }>
+  rejectedCount: number
 }
+
+/** Rejections listed in an answer, at most: a body of 500 k bad items is not echoed back item by item. */
+export const REJECTED_LISTED = 100
 
 /** Pure part: body text → events + per-record outcomes. */
 export const eventsOfBody = (
   format: "json" | "ndjson",
   text: string,
   ingestedAt: string
-): { events: FailureEvent[]; ignored: number; rejected: Array<{ index: number; error: string }> } | HttpFailure => {
+): { events: FailureEvent[]; ignored: number; rejected: Array<{ index: number; error: string }>; rejectedCount: number } | HttpFailure => {
   const decoded = decodeBody(format, text)
   // reasons may quote the sender's input: they are redacted like everything else we answer
   if (decoded._tag === "BadJson") return new HttpFailure({ status: 400, code: "bad_json", message: redact(decoded.message) })
   const events: FailureEvent[] = []
   const rejected: Array<{ index: number; error: string }> = []
+  let rejectedCount = 0
+  const reject = (index: number, error: string): void => {
+    if (rejectedCount++ < REJECTED_LISTED) rejected.push({ index, error: redact(error) })
+  }
   let ignored = 0
   for (const item of decoded.items) {
     if ("error" in item) {
-      rejected.push({ index: item.index, error: redact(item.error) })
+      reject(item.index, item.error)
       continue
     }
     const checked = checkRecord(item.value)
     if (Either.isLeft(checked)) {
-      rejected.push({ index: item.index, error: redact(checked.left) })
+      reject(item.index, checked.left)
       continue
     }
     const record = checked.right
@@ -65,7 +74,7 @@ export const eventsOfBody = (
       makeEvent(failure, parsed.sample, classify(failure), { source: "webhook", line: null, ingestedAt, id: record.id === undefined ? undefined : redact(record.id) })
     )
   }
-  return { events, ignored, rejected }
+  return { events, ignored, rejected, rejectedCount }
 }
 
 /**
@@ -105,7 +114,7 @@ export const makeIngestHandler = (opts: IngestOptions, runtime: Runtime.Runtime<
       if (out instanceof HttpFailure) return fail(res, out, "bad_json")
       if (out.events.length === 0 && out.ignored === 0 && out.rejected.length > 0) {
         const message = `no record could be read: ${out.rejected.slice(0, 3).map((r) => `[${r.index}] ${r.error}`).join("; ")}`
-        return fail(res, new HttpFailure({ status: 400, code: "bad_request", message, extra: { accepted: 0, duplicates: 0, rejected: out.rejected } }), "rejected")
+        return fail(res, new HttpFailure({ status: 400, code: "bad_request", message, extra: { accepted: 0, duplicates: 0, rejected: out.rejected, rejectedCount: out.rejectedCount } }), "rejected")
       }
       const batch = { source: "webhook", events: out.events, linesRead: out.events.length + out.ignored, ignored: out.ignored, checkpoint: null }
       const queued = opts.intake.submit(batch, (committed) => {
@@ -114,7 +123,7 @@ export const makeIngestHandler = (opts: IngestOptions, runtime: Runtime.Runtime<
           return fail(res, unavailable(`the database is unavailable, retry later: ${committed.message}`), null)
         }
         opts.metrics.webhookRequests.inc({ outcome: "accepted" })
-        const summary: IngestSummary = { accepted: committed.inserted.length, duplicates: committed.duplicates, ignored: out.ignored, rejected: out.rejected }
+        const summary: IngestSummary = { accepted: committed.inserted.length, duplicates: committed.duplicates, ignored: out.ignored, rejected: out.rejected, rejectedCount: out.rejectedCount }
         send(res, 202, summary)
       })
       if (!queued) fail(res, unavailable("faultline is busy writing, retry later"), null)

@@ -53,7 +53,8 @@ export const openApiDocument = {
         type: "object",
         properties: {
           accepted: { type: "integer" }, duplicates: { type: "integer" }, ignored: { type: "integer" },
-          rejected: { type: "array", items: { type: "object", properties: { index: { type: "integer" }, error: { type: "string" } } } }
+          rejected: { type: "array", maxItems: 100, items: { type: "object", properties: { index: { type: "integer" }, error: { type: "string" } } } },
+          rejectedCount: { type: "integer" }
         }
       },
       Report: { type: "object", description: "CONTRACT section 6 report" },

@@ -7,7 +7,7 @@
 import { Either } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { eventsOfBody } from "../../src/http/ingestRoute.js"
+import { REJECTED_LISTED, eventsOfBody } from "../../src/http/ingestRoute.js"
 import { HttpFailure } from "../../src/http/respond.js"
 import { bodyFormatOf, checkRecord, decodeBody, type BodyItem } from "../../src/sources/webhook/decode.js"
 
@@ -69,13 +69,16 @@ const assertAccounted = (format: "json" | "ndjson", text: string): void => {
   }
   if (!isItems(decoded)) throw new Error("decodeBody said BadJson but eventsOfBody answered")
   const rejected = out.rejected.map((r) => r.index)
-  expect(rejected).toEqual(expectedRejections(decoded.items))
+  const expected = expectedRejections(decoded.items)
+  // the first 100 are listed, all are counted
+  expect(rejected).toEqual(expected.slice(0, REJECTED_LISTED))
+  expect(out.rejectedCount).toBe(expected.length)
   expect(new Set(rejected).size).toBe(rejected.length)
   for (const r of out.rejected) {
     expect(typeof r.error).toBe("string")
     expect(r.error.trim().length).toBeGreaterThan(0)
   }
-  expect(out.events.length + out.ignored + out.rejected.length).toBe(decoded.items.length)
+  expect(out.events.length + out.ignored + out.rejectedCount).toBe(decoded.items.length)
   for (const e of out.events) {
     expect(e.source).toBe("webhook")
     expect(e.ingestedAt).toBe(NOW)
@@ -378,5 +381,17 @@ describe("eventsOfBody", () => {
     if (out instanceof HttpFailure) throw out
     expect(out.events).toHaveLength(1)
     for (const secret of ["XKEY-0123456789abcdef", "PASSWORD-0123456789", "MY-PRIVATE-PROMPT-0123"]) expect(out.events[0]!.sample).not.toContain(secret)
+  })
+})
+
+describe("answers stay small whatever the body", () => {
+  it("a body of 500 k numbers is answered with the first 100 rejections and a count of all", () => {
+    const text = "[" + Array.from({ length: 500_000 }, (_, i) => i % 10).join(",") + "]"
+    const out = eventsOfBody("json", text, NOW)
+    if (out instanceof HttpFailure) throw new Error(out.message)
+    expect(out.rejected).toHaveLength(REJECTED_LISTED)
+    expect(out.rejectedCount).toBe(500_000)
+    expect(out.rejected[99]!.index).toBe(99)
+    expect(JSON.stringify(out.rejected).length).toBeLessThan(20_000)
   })
 })
