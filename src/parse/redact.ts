@@ -264,7 +264,8 @@ export function redactValue(value: unknown): { readonly value: unknown; readonly
     if (v === null || typeof v !== "object") return v
     if (depth >= MAX_VALUE_DEPTH) return "<too deep>"
     if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1))
-    const out: Record<string, unknown> = {}
+    // no prototype: a `__proto__` key of the sender's JSON stays a key, not this object's prototype
+    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>
     for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
       if (SECRET_KEY_RE.test(k)) out[k] = x === null ? null : REDACTED
       else if (k === "messages" && Array.isArray(x)) {

@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { dropMessages, FIELD_RE, redact, stripMessages } from "../../src/parse/redact.js"
+import { dropMessages, FIELD_RE, redact, redactValue, stripMessages } from "../../src/parse/redact.js"
 import { parseRecord, parseStructured } from "../../src/parse/parse.js"
 
 const SECRET = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
@@ -167,5 +167,19 @@ describe("chat messages", () => {
     expect(dropMessages(body)).toEqual({ body: { model: "m", messages: "<redacted: 1 messages>" }, count: 1 })
     expect(body.messages).toHaveLength(1)
     expect(dropMessages("text")).toEqual({ body: "text", count: null })
+  })
+})
+
+describe("untrusted JSON keys", () => {
+  it("a __proto__ key inside a webhook body stays a key: its code and message are not read from it", () => {
+    const obj = JSON.parse('{"status": 500, "body": {"__proto__": {"code": 50603, "message": "Request was rejected due to rate limiting. Details: TPM limit reached."}}}') as Record<string, unknown>
+    const r = parseStructured(obj)
+    expect(r._tag).toBe("Failure")
+    if (r._tag !== "Failure") return
+    expect(r.failure.code).toBeNull()
+    expect(r.failure.message).toBeNull()
+    const cleaned = redactValue(obj).value as Record<string, Record<string, unknown>>
+    expect(Object.getPrototypeOf(cleaned["body"])).toBeNull()
+    expect(Object.keys(cleaned["body"]!)).toEqual(["__proto__"])
   })
 })
