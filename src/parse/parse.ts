@@ -161,11 +161,11 @@ function conclude(d: Draft, text: string): ParseResult {
       phraseStatus: d.status === null ? d.phraseStatus : null,
       code: d.code,
       message: d.message,
-      model: d.model,
-      requestId: d.requestId,
+      model: label(d.model),
+      requestId: label(d.requestId),
       occurredAt: d.occurredAt,
-      service: d.service,
-      endpoint: d.endpoint,
+      service: label(d.service),
+      endpoint: label(d.endpoint),
       stream: d.stream,
       bodyNotJson: d.bodyNotJson,
       errorType: d.errorType,
@@ -178,6 +178,19 @@ function conclude(d: Draft, text: string): ParseResult {
     sample: cutUtf8(text, SAMPLE_MAX_BYTES),
     ...(d.explain === null ? {} : { evidence: finalEvidence(d.explain) })
   }
+}
+
+const CONTROL_RE = /[\u0000-\u001f\u007f]/
+const CONTROLS_RE = /[\u0000-\u001f\u007f]+/g
+
+/**
+ * A value that becomes a label (metrics, the page, alert labels): without control characters (a
+ * NUL from a sender's model name reached /metrics and the HTML page).
+ */
+function label(v: string | null): string | null {
+  if (v === null || !CONTROL_RE.test(v)) return v
+  const clean = v.replace(CONTROLS_RE, "")
+  return clean === "" ? null : clean
 }
 
 /** Null when the draft is a failed call, else the Ignored result saying why not. */

@@ -183,3 +183,15 @@ describe("untrusted JSON keys", () => {
     expect(Object.keys(cleaned["body"]!)).toEqual(["__proto__"])
   })
 })
+
+describe("label values", () => {
+  it("control characters of a sender's model or service never reach a label", () => {
+    const r = parseStructured({ status: 429, model: "gpt-4o\u0000\u0007-mini", service: "chat\napi", message: "slow down" })
+    expect(r._tag).toBe("Failure")
+    if (r._tag !== "Failure") return
+    expect(r.failure.model).toBe("gpt-4o-mini")
+    expect(r.failure.service).toBe("chatapi")
+    const only = parseStructured({ status: 429, model: "\u0000", message: "slow down" })
+    expect(only._tag === "Failure" && only.failure.model).toBeNull()
+  })
+})
