@@ -8,13 +8,13 @@ import { parseLoose, scanFields } from "../../src/parse/loose-json.js"
 import type { ParseResult } from "../../src/parse/ParsedFailure.js"
 import { ignoreReasons, parseRecord, parseStructured } from "../../src/parse/parse.js"
 import { redact } from "../../src/parse/redact.js"
+import { recordToEvent } from "../../src/sources/pipeline.js"
+import { loadCorpus } from "../../bench/eval.js"
 
 const NUM_RUNS = 300
 
-const corpus: string[] = readFileSync(new URL("../../fixtures/corpus/public.jsonl", import.meta.url), "utf8")
-  .split("\n")
-  .filter((l) => l.trim() !== "")
-  .map((l) => (JSON.parse(l) as { raw: string }).raw)
+/** Every record of the corpus (fixtures/corpus, all files and parts). */
+const corpus: string[] = loadCorpus().flatMap((f) => f.records.map((r) => r.raw))
 const shapesDir = new URL("../../fixtures/shapes/", import.meta.url)
 const shapeLines: string[] = readdirSync(shapesDir)
   .filter((f) => f.endsWith(".log"))
@@ -108,6 +108,30 @@ describe("fuzz: parse never throws", () => {
       fc.property(fc.oneof(obj, fc.object({ maxDepth: 3 })), (o) => assertValid(parseStructured(o))),
       { numRuns: NUM_RUNS }
     )
+  })
+})
+
+describe("bounded time on adversarial input (a bound, not a benchmark)", () => {
+  // inputs built to make the extractors' and the catalogue's patterns try every position:
+  // each 1 MB record must be parsed, classified and explained well within the bound
+  const MB = 1 << 20
+  const adversarial: ReadonlyArray<readonly [string, string]> = [
+    ["model words", "model ".repeat(MB / 6)],
+    ["model paths", "models/a".repeat(MB / 8)],
+    ["requests to", "requests to x for ".repeat(MB / 18)],
+    ["status tokens", "UPSTREAM_5 exceeded (4".repeat(MB / 22)],
+    ["kind words", "tokens per tokens per ".repeat(MB / 22)],
+    ["quotes and braces", `{"error": {"message": "`.repeat(MB / 24)],
+    ["error classes", "AI_APICallError: ".repeat(MB / 17)],
+    ["urls", "https://a.".repeat(MB / 10)],
+    ["catalogue words", "insufficient quota rate limit overloaded 余额不足 ".repeat(MB / 48)],
+    ["429 then everything", "HTTP 429 " + "Too many tokens per minute model(x) ".repeat(MB / 36)]
+  ]
+  it.each(adversarial)("%s", (_name, text) => {
+    const t0 = Date.now()
+    const out = recordToEvent(text, { source: "stdin", line: null, ingestedAt: "2026-11-21T12:00:00.000Z", explain: true })
+    expect("event" in out || "ignored" in out).toBe(true)
+    expect(Date.now() - t0).toBeLessThan(15_000)
   })
 })
 
