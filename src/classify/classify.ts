@@ -50,8 +50,22 @@ export function classify(f: ParsedFailure): Classification {
  * failures come in runs, and the catalogue's patterns are most of the work. Bounded like the
  * fingerprints; cleared when the rules change.
  */
-const recentVerdicts = new Map<string, Map<string, Verdict>>()
+/** A remembered verdict with the inputs it was decided from (besides the message). */
+interface Remembered {
+  readonly status: number | null
+  readonly phraseStatus: number | null
+  readonly code: number | string | null
+  readonly errorType: string | null
+  readonly errorClass: string | null
+  readonly provider: string | null
+  readonly transport: boolean
+  readonly verdict: Verdict
+}
+
+const recentVerdicts = new Map<string, Remembered[]>()
 const RECENT_VERDICTS = 4096
+/** Verdicts remembered per message: the inputs are compared field by field, no key is built. */
+const PER_MESSAGE = 16
 let verdictsOfRules = 0
 
 export function verdictOf(f: ParsedFailure): Verdict {
@@ -60,18 +74,28 @@ export function verdictOf(f: ParsedFailure): Verdict {
     verdictsOfRules = rulesVersion()
   }
   const message = f.message ?? ""
-  const head = `${f.status ?? ""}\u001f${f.phraseStatus ?? ""}\u001f${f.code ?? ""}\u001f${f.errorType ?? ""}\u001f${f.errorClass ?? ""}\u001f${f.provider ?? ""}\u001f${f.transportError === null ? "" : "t"}`
-  let byHead = recentVerdicts.get(message)
-  let v = byHead?.get(head)
-  if (v !== undefined) return v
-  v = decide(f)
-  if (message.length > 512) return v
-  if (byHead === undefined) {
-    if (recentVerdicts.size >= RECENT_VERDICTS) recentVerdicts.clear()
-    recentVerdicts.set(message, (byHead = new Map()))
+  const transport = f.transportError !== null
+  let list = recentVerdicts.get(message)
+  if (list !== undefined) {
+    for (const r of list) {
+      if (
+        r.status === f.status && r.code === f.code && r.errorType === f.errorType && r.errorClass === f.errorClass &&
+        r.provider === f.provider && r.phraseStatus === f.phraseStatus && r.transport === transport
+      ) {
+        return r.verdict
+      }
+    }
   }
-  if (byHead.size < 64) byHead.set(head, v)
-  return v
+  const verdict = decide(f)
+  if (message.length > 512) return verdict
+  if (list === undefined) {
+    if (recentVerdicts.size >= RECENT_VERDICTS) recentVerdicts.clear()
+    recentVerdicts.set(message, (list = []))
+  }
+  if (list.length < PER_MESSAGE) {
+    list.push({ status: f.status, phraseStatus: f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, provider: f.provider, transport, verdict })
+  }
+  return verdict
 }
 
 /** The text that words are looked for in: the message and the names the record carries. */

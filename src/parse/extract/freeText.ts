@@ -68,10 +68,12 @@ export function readText(s: string, d: Draft, depth: number): void {
     d.from = "sdk-exception"
     setClass(d, cls.name)
   }
-  const grpc = findGrpcStatus(s)
-  if (grpc !== null) {
-    d.from = "sdk-exception"
-    setErrorType(d, grpc)
+  if (d.errorType === null) {
+    const grpc = findGrpcStatus(s)
+    if (grpc !== null) {
+      d.from = "sdk-exception"
+      setErrorType(d, grpc)
+    }
   }
   d.from = "error-code-text"
   readExplicitCodes(s, d)
