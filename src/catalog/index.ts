@@ -172,29 +172,62 @@ export function lookup(r: CatalogInput, categoryOrder: ReadonlyArray<Category>):
 // ---------------------------------------------------------------------------------------------
 // Telling the provider
 
-const hostFamilies: ReadonlyArray<readonly [string, string]> = families
-  .flatMap((f) => f.hosts.map((h) => [h.toLowerCase(), f.id] as const))
-  .sort((a, b) => b[0].length - a[0].length)
-const markerFamilies: ReadonlyArray<readonly [RegExp, string]> = families.flatMap((f) => f.markers.map((m) => [m, f.id] as const))
-/**
- * All markers behind two combined patterns (case-sensitive ones, case-insensitive ones): one scan
- * of the text finds whether any marker is there; only then is the marker that matched looked for.
- */
-const combined = (insensitive: boolean): RegExp | null => {
-  const sources = markerFamilies.filter(([re]) => re.flags.includes("i") === insensitive).map(([re]) => `(?:${re.source})`)
-  return sources.length === 0 ? null : new RegExp(sources.join("|"), insensitive ? "i" : "")
-}
-const markersCs = combined(false)
-const markersCi = combined(true)
 const familyById = new Map(families.map((f) => [f.id, f]))
 
-const HOST_RE = /\b(?:https?|wss?):\/\/([A-Za-z0-9.-]{1,253})/g
-/** Placeholders and local hosts name no provider. */
-const MAX_HOSTS = 16
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/**
+ * Every API host in one pattern, as a host or the suffix of one (`x.openai.azure.com`), with or
+ * without a scheme (`attempted address: api.openai.com:443`): one scan of the text.
+ */
+const hostFamily = new Map<string, string>()
+for (const f of families) for (const h of f.hosts) hostFamily.set(h.toLowerCase(), f.id)
+const HOSTS_RE: RegExp | null =
+  hostFamily.size === 0
+    ? null
+    : new RegExp(
+        `(?<![A-Za-z0-9-])(${[...hostFamily.keys()].sort((a, b) => b.length - a.length).map(escape).join("|")})(?![A-Za-z0-9-]|\\.[A-Za-z])`,
+        "i"
+      )
+
+type Markers = ReadonlyArray<readonly [RegExp, string]>
+
+/**
+ * Markers behind two combined patterns (case-sensitive ones, case-insensitive ones): one scan of
+ * the text finds whether any marker is there; only then is the marker that matched looked for.
+ */
+class MarkerSet {
+  private readonly cs: RegExp | null
+  private readonly ci: RegExp | null
+  constructor(private readonly markers: Markers) {
+    this.cs = MarkerSet.combined(markers, false)
+    this.ci = MarkerSet.combined(markers, true)
+  }
+  private static combined(markers: Markers, insensitive: boolean): RegExp | null {
+    const sources = markers.filter(([re]) => re.flags.includes("i") === insensitive).map(([re]) => `(?:${re.source})`)
+    return sources.length === 0 ? null : new RegExp(sources.join("|"), insensitive ? "i" : "")
+  }
+  /** The family of the first marker in the text, and the text it matched. */
+  find(t: string): { readonly provider: string; readonly text: string } | null {
+    const cs = this.cs?.exec(t) ?? null
+    const ci = this.ci?.exec(t) ?? null
+    const hit = cs === null ? ci : ci === null || cs.index <= ci.index ? cs : ci
+    if (hit === null) return null
+    for (const [re, id] of this.markers) {
+      const m = re.exec(hit[0])
+      if (m !== null && m[0] === hit[0]) return { provider: id, text: hit[0] }
+    }
+    for (const [re, id] of this.markers) if (re.test(hit[0])) return { provider: id, text: hit[0] }
+    return null
+  }
+}
+
+const strongMarkers = new MarkerSet(families.flatMap((f) => f.markers.map((m) => [m, f.id] as const)))
+const weakMarkers = new MarkerSet(families.flatMap((f) => (f.weakMarkers ?? []).map((m) => [m, f.id] as const)))
 
 export interface ProviderEvidence {
   readonly provider: string
-  /** `host` (an API host in a URL), `marker` (an SDK or envelope name). */
+  /** `host` (an API host), `marker` (an SDK, envelope or product name). */
   readonly via: "host" | "marker"
   /** The text that told it. */
   readonly text: string
@@ -202,39 +235,33 @@ export interface ProviderEvidence {
 
 /** The family of an API host (`api.anthropic.com`, `xyz.openai.azure.com`), or null. */
 export function providerOfHost(host: string): string | null {
-  const h = host.toLowerCase()
-  for (const [suffix, id] of hostFamilies) {
-    if (h === suffix || h.endsWith("." + suffix)) return id
+  let h = host.toLowerCase()
+  for (;;) {
+    const id = hostFamily.get(h)
+    if (id !== undefined) return id
+    const dot = h.indexOf(".")
+    if (dot === -1) return null
+    h = h.slice(dot + 1)
   }
-  return null
 }
 
 /**
- * The provider a record's text names: an API host in a URL first (the most specific: Azure's
- * host beats the `openai` in its path), then the families' markers. Null when neither.
+ * The provider a record's text names: an API host first (the most specific: Azure's host beats
+ * the `openai` in its path), then the families' markers, then their weak markers. Null when none.
  */
 export function providerOfText(text: string): ProviderEvidence | null {
   const t = text.length > 16384 ? text.slice(0, 16384) : text
-  if (t.indexOf("://") !== -1) {
-    HOST_RE.lastIndex = 0
-    let m: RegExpExecArray | null
-    let n = 0
-    while ((m = HOST_RE.exec(t)) !== null && n++ < MAX_HOSTS) {
-      const id = providerOfHost(m[1])
-      if (id !== null) return { provider: id, via: "host", text: m[0] }
+  if (HOSTS_RE !== null && t.indexOf(".") !== -1) {
+    const m = HOSTS_RE.exec(t)
+    if (m !== null) {
+      const id = hostFamily.get(m[1].toLowerCase())
+      if (id !== undefined) return { provider: id, via: "host", text: m[0] }
     }
   }
-  const cs = markersCs?.exec(t) ?? null
-  const ci = markersCi?.exec(t) ?? null
-  const hit = cs === null ? ci : ci === null || cs.index <= ci.index ? cs : ci
-  if (hit === null) return null
-  // the first marker in the text; which family's it is, the single patterns say
-  for (const [re, id] of markerFamilies) {
-    const m = re.exec(hit[0])
-    if (m !== null && m[0] === hit[0]) return { provider: id, via: "marker", text: hit[0] }
-  }
-  for (const [re, id] of markerFamilies) if (re.test(hit[0])) return { provider: id, via: "marker", text: hit[0] }
-  return null
+  const strong = strongMarkers.find(t)
+  if (strong !== null) return { ...strong, via: "marker" }
+  const weak = weakMarkers.find(t)
+  return weak === null ? null : { ...weak, via: "marker" }
 }
 
 /** A family by its id. */

@@ -58,5 +58,10 @@ export interface ProviderFamily {
    * marker that names a model family (`claude`) would mislabel every relay serving it.
    */
   readonly markers: ReadonlyArray<RegExp>
+  /**
+   * Names that tell the provider only when nothing else does: an SDK's module or class names
+   * (`openai.RateLimitError`) that also call every compatible API, product names in prose.
+   */
+  readonly weakMarkers?: ReadonlyArray<RegExp>
   readonly entries: ReadonlyArray<CatalogEntry>
 }

@@ -16,7 +16,7 @@ export const wording = {
     /rate[ _-]?limit(?:ed|ing)?[ _](?:reached|exceeded|error|hit)|(?:due to|hit|exceeds?|exceeded|reached) (?:the |your |a )?(?:\w+ )?rate[ _-]?limit|\bRateLimitError\b|too many (?:requests|tokens)|\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD)\b[^.\n]{0,24}(?:limit|reached|exceeded)|(?:limit|reached|max|exceeded)[^.\n]{0,24}\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD)\b|限流|请求过于频繁|频率超限|速率限制/i,
   overload: /too busy|\boverloaded\b|server is busy|system is busy|系统繁忙|服务繁忙|负载过高|服务器繁忙/i,
   authKey:
-    /invalid api[ _-]?key|incorrect api[ _-]?key|api[ _-]?key is invalid|invalid_api_key|api key not valid|invalid x-api-key|authentication_error|api key (?:is )?(?:missing|not (?:set|provided))|令牌无效|密钥无效/i,
+    /invalid api[ _-]?key|incorrect api[ _-]?key|api[ _-]?key is invalid|invalid_api_key|api key not valid|invalid x-api-key|authentication_error|api key (?:is )?(?:missing|not (?:set|provided))|api_key client option must be set|no api key (?:was )?(?:provided|found)|令牌无效|密钥无效/i,
   serverError: /server had an error|an error occurred while processing your request|internal server error/i
 } as const
 

@@ -122,6 +122,7 @@ const WORD_ORDER: ReadonlyArray<Category> = [
   "auth_realname", "quota", "model_not_found", "rate_limit", "overload", "auth_key", "permission", "invalid_request", "server_error", "transport", "unknown"
 ]
 const QUOTA: ReadonlyArray<Category> = ["quota"]
+const RATE_LIMIT: ReadonlyArray<Category> = ["rate_limit"]
 const AFTER_400: ReadonlyArray<Category> = ["quota", "model_not_found", "auth_key"]
 const AFTER_403: ReadonlyArray<Category> = ["auth_realname", "quota", "permission"]
 
@@ -130,10 +131,19 @@ function decide(f: ParsedFailure): Verdict {
   const rule = matchRule(f)
   if (rule !== null) return verdict(rule.category, text, { kind: "rule", name: rule.name }, rule.rateLimitKind ?? undefined)
   const input: CatalogInput = { status: f.status ?? f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, text, provider: f.provider }
-  if (f.status === null && f.phraseStatus === null) return withoutStatus(f, text, lookup(input, WORD_ORDER))
-  const v = withStatus(f, f.status ?? f.phraseStatus!, text, input)
-  // a status named only by its reason phrase decides as wording, not as a status the record shows
-  return f.status === null && v.decidedBy.kind === "status" ? { ...v, decidedBy: { kind: "wording", name: `reason phrase (${v.decidedBy.name})` } } : v
+  let v: Verdict
+  if (f.status === null && f.phraseStatus === null) v = withoutStatus(f, text, lookup(input, WORD_ORDER))
+  else {
+    v = withStatus(f, f.status ?? f.phraseStatus!, text, input)
+    // a status named only by its reason phrase decides as wording, not as a status the record shows
+    if (f.status === null && v.decidedBy.kind === "status") v = { ...v, decidedBy: { kind: "wording", name: `reason phrase (${v.decidedBy.name})` } }
+  }
+  if (v.rateLimitKind !== "unknown") return v
+  // a limit the text does not name in words a provider's catalogue may know by its own name
+  // (OpenRouter's `free-models-per-day`)
+  const named = lookup(input, RATE_LIMIT).find((e) => e.rateLimitKind !== undefined)
+  if (named === undefined) return v
+  return { ...v, rateLimitKind: named.rateLimitKind!, provider: v.provider ?? (named.identifies === true ? named.family : null) }
 }
 
 function withStatus(f: ParsedFailure, status: number, text: string, input: CatalogInput): Verdict {

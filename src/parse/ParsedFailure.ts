@@ -50,6 +50,7 @@ export type Extractor =
   | "html" // an HTML error page of a gateway or proxy
   | "status-text" // a status in prose (`Error code: 429`, `status=503`, `HTTP 429`)
   | "sdk-exception" // a client library's exception text (`RateLimitError: ...`)
+  | "client-text" // a client's own print of the body (.NET `HTTP 429 (type: code)`, a Go `map[...]`)
   | "error-code-text" // an explicit code in prose (`error code: 1010`)
   | "logfmt" // `error_message=... error_code=...`
   | "free-text" // the rest of a line: prose, key-value hints, URLs

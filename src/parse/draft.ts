@@ -4,6 +4,7 @@
  * And the small value helpers the extractors share.
  */
 import { catalogClasses } from "../catalog/index.js"
+import { TRANSPORT_CODE_RE } from "./extract/transport.js"
 import type { Evidence, EvidenceMap, ExplainedField, Extractor } from "./ParsedFailure.js"
 
 const MESSAGE_MAX = 1000
@@ -136,6 +137,12 @@ export function setBodyStatus(d: Draft, n: number): void {
 
 export function setCode(d: Draft, v: unknown): void {
   if (d.code !== null) return
+  // a Node / OS error code (`ECONNRESET`, `UND_ERR_CONNECT_TIMEOUT`) names a transport failure,
+  // not a code of the API's error body
+  if (typeof v === "string" && TRANSPORT_CODE_RE.test(v.trim())) {
+    if (d.transportError === null) d.transportError = v.trim()
+    return
+  }
   d.code = normCode(v)
   if (d.explain !== null && d.code !== null) note(d, "code", String(d.code))
 }

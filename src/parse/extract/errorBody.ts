@@ -42,7 +42,10 @@ export function readBody(o: Record<string, unknown>, d: Draft, depth: number): b
       const inner = parseLooseText(err)
       if (isRecord(inner)) recognized = readBody(inner, d, depth + 1)
     } else {
-      setMessage(d, err)
+      // an SDK's message passed on as the body's `error`: `"429 You exceeded your current quota…"`
+      const lead = LEADING_STATUS_RE.exec(err)
+      if (lead !== null) setBodyStatus(d, Number(lead[1]))
+      setMessage(d, lead === null ? err : err.slice(lead[0].length))
       recognized = true
     }
   }
@@ -159,3 +162,5 @@ function isBodyLike(o: Record<string, unknown>): boolean {
 function grpcStatusOf(v: unknown, d: Draft): void {
   if (typeof v === "string" && v.length >= 4 && v.length <= 40 && /^[A-Z]+(?:_[A-Z]+)*$/.test(v)) setErrorType(d, v)
 }
+
+const LEADING_STATUS_RE = /^\s{0,4}([45]\d\d) (?=[A-Z])/

@@ -13,6 +13,7 @@ import { readLogObject } from "./jsonLog.js"
 import { KV_MESSAGE_RE, readExplicitCodes, readLogfmt } from "./logfmt.js"
 import { REPEATED_CLASS_RE, findClass, findGrpcStatus } from "./sdkException.js"
 import { findStatus } from "./statusText.js"
+import { readClientText } from "./clientText.js"
 
 export function readText(s: string, d: Draft, depth: number): void {
   if (depth > MAX_DEPTH) return
@@ -75,6 +76,7 @@ export function readText(s: string, d: Draft, depth: number): void {
       setErrorType(d, grpc)
     }
   }
+  readClientText(s, d)
   d.from = "error-code-text"
   readExplicitCodes(s, d)
   d.from = "logfmt"
@@ -121,6 +123,10 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
     }
     rest = rest.replace(LEADING_STATUS_RE, "")
     if (rest !== "") return rest
+  } else if (cls !== null && s.indexOf("\n") !== -1) {
+    // a traceback: the message is on its last `module.Class: message` line
+    const last = lastExceptionMessage(s)
+    if (last !== null) return last
   }
   if (statusAt >= 0) {
     let k = statusAt + 3
@@ -143,12 +149,27 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
   for (let lines = 0; lines < 8 && from < s.length; lines++) {
     const nl = s.indexOf("\n", from)
     const line = s.slice(from, nl === -1 ? s.length : nl).replace(LOG_PREFIX_RE, "").trim()
-    if (line !== "") return nl === -1 ? line : line + wrappedTail(s, line, nl + 1)
+    // a title line (`Error`, `错误`) above the message, as dialogs and UIs print it
+    if (line !== "" && (nl === -1 || !TITLE_LINE_RE.test(line))) return nl === -1 ? line : line + wrappedTail(s, line, nl + 1)
     if (nl === -1) break
     from = nl + 1
   }
   return null
 }
+
+/** `openai.OpenAIError: The api_key client option must be set …` at a line's start. */
+const EXCEPTION_LINE_RE = /^[ \t]{0,8}(?:[A-Za-z_][\w]{0,60}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception)[ \t]{0,4}:[ \t]{0,4}(\S[^\n]{0,2000})$/gm
+
+function lastExceptionMessage(s: string): string | null {
+  EXCEPTION_LINE_RE.lastIndex = 0
+  let last: string | null = null
+  let m: RegExpExecArray | null
+  let n = 0
+  while ((m = EXCEPTION_LINE_RE.exec(s)) !== null && n++ < 64) last = m[1]
+  return last === null ? null : last.trim()
+}
+
+const TITLE_LINE_RE = /^(?:error|errors|exception|failed|failure|warning|错误|报错|失败|异常)[:：!.]?$/i
 
 /**
  * The hard-wrapped rest of a message line: lines after a trailing backslash, or indented lines

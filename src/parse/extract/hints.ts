@@ -11,7 +11,7 @@ const MODEL_KV_RE = /\bmodel(?:_name|Name|_id|Id|ID)?\\?["']?[ \t]{0,3}[:=][ \t]
 const MODEL_QUOTED_RE = /\bmodels?\s{1,8}[`'"‘“]([^`'"’”\s]{1,128})[`'"’”]/i
 
 /** `for model deepseek-ai/DeepSeek-R1`: an unquoted id after the word, accepted only when it looks like one. */
-const MODEL_BARE_RE = /\bmodel[ \t]+([A-Za-z0-9][\w.:/@+-]{0,127})/i
+const MODEL_BARE_RE = /\bmodel\s{1,8}([A-Za-z0-9][\w.:/@+-]{0,127})/i
 
 const MODEL_REACHED_RE = /reached for (?!model\b)([A-Za-z0-9][\w.:/-]{0,127}) in organization/
 
@@ -25,6 +25,9 @@ const MODEL_BEDROCK_RE = /\/model\/([A-Za-z0-9][\w.:%-]{0,160})\/(?:invoke|conve
 const MODEL_PAREN_RE = /\bError \(([A-Za-z0-9][\w.:/-]{1,127})\)/
 /** Azure OpenAI: `Your requests to gpt-4o for gpt-4o in eastus2 have exceeded ...`. */
 const MODEL_AZURE_RE = /\brequests to ([A-Za-z0-9][\w.:-]{1,127}) for [A-Za-z0-9][\w.:-]{0,127} in /
+/** OpenRouter: `No endpoints found for x/y`, `x/y is temporarily rate-limited upstream`. */
+const MODEL_NO_ENDPOINTS_RE = /\bNo endpoints found for ([A-Za-z0-9][\w.:/-]{1,127})/
+const MODEL_UPSTREAM_RE = /(?:^|[\s"'])([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.:-]{0,127}) is temporarily rate-limited/
 /** OpenRouter: `Rate limit exceeded: limit_rpd/google/gemini-2.0-flash/<key>`. */
 const MODEL_OPENROUTER_LIMIT_RE = /\blimit_[a-z]{3}\/([A-Za-z0-9][\w.:-]{0,63}\/[A-Za-z0-9][\w.:-]{0,127})\//
 /** `model(BAAI/bge-m3)`, `to model (gemini-1.5-flash)`. */
@@ -40,7 +43,9 @@ const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["Error (", MODEL_PAREN_RE],
   ["odel", MODEL_IN_PARENS_RE],
   ["requests to ", MODEL_AZURE_RE],
-  ["limit_", MODEL_OPENROUTER_LIMIT_RE]
+  ["limit_", MODEL_OPENROUTER_LIMIT_RE],
+  ["No endpoints found for ", MODEL_NO_ENDPOINTS_RE],
+  [" is temporarily rate-limited", MODEL_UPSTREAM_RE]
 ]
 
 const REQUEST_ID_RES = [

@@ -176,6 +176,9 @@ function scanObjectHints(root: Record<string, unknown>, d: Draft): void {
         if (typeof v === "string" && v.length > 0 && (v.charCodeAt(0) === 47 || v.startsWith("http"))) notePath(d, v, false)
       } else if (k === "stream") {
         if (typeof v === "boolean" && d.stream === null) d.stream = v
+      } else if (k === "raw" && typeof v === "string" && d.model === null) {
+        // a gateway's copy of the upstream's answer (OpenRouter's `metadata.raw`) names the model
+        readHints(v.length > 4096 ? v.slice(0, 4096) : v, d)
       } else if (typeof v === "string" && v.startsWith("http") && LLM_PATH_RE.test(v)) {
         notePath(d, v, false)
       }

@@ -20,6 +20,7 @@ const REASONS = [
   "web server", "connection timed out", "origin is unreachable", "a timeout occurred",
   "ssl handshake failed", "invalid ssl certificate", "unavailable", "resource_exhausted",
   "resource exhausted", "deadline_exceeded", "permission_denied", "unauthenticated", "status code",
+  "provider returned error",
   "error"
 ]
 
@@ -107,7 +108,9 @@ export function rightReason(s: string, k: number): boolean {
     skipped++
   }
   if (s.charCodeAt(k) === 123) return true
-  const tail = s.slice(k, k + 34).toLowerCase()
+  let tail = s.slice(k, k + 34).toLowerCase()
+  // a reason hard-wrapped by a terminal (`400 Provider\n   returned error`)
+  if (tail.indexOf("\n") !== -1) tail = s.slice(k, k + 64).replace(/\s+/g, " ").toLowerCase()
   for (const r of REASONS) if (tail.startsWith(r)) return true
   return false
 }
@@ -116,9 +119,11 @@ export function rightReason(s: string, k: number): boolean {
 export function lineStartStatus(s: string, i: number): boolean {
   let j = i - 1
   while (j >= 0 && (s.charCodeAt(j) === 32 || s.charCodeAt(j) === 9)) j--
-  if (j >= 0 && s.charCodeAt(j) !== 10) return false
+  // at a line's start, or a quoted string's (`error: "429 You exceeded your current quota"`)
+  const before = j < 0 ? 10 : s.charCodeAt(j)
+  if (before !== 10 && before !== 34 && before !== 39) return false
   if (s.charCodeAt(i + 3) !== 32) return false
-  // `429 Rate limit ...`, and `429 "Too many tokens ..."` (a body that is a bare JSON string)
+  // `429 Rate limit ...`, `429 "Too many tokens ..."` (a body that is a bare JSON string)
   const q = s.charCodeAt(i + 4)
   const c = q === 34 ? s.charCodeAt(i + 5) : q
   return c >= 65 && c <= 90
