@@ -251,17 +251,33 @@ export function providerOfHost(host: string): string | null {
  */
 export function providerOfText(text: string): ProviderEvidence | null {
   const t = text.length > 16384 ? text.slice(0, 16384) : text
-  if (HOSTS_RE !== null && t.indexOf(".") !== -1) {
-    const m = HOSTS_RE.exec(t)
-    if (m !== null) {
-      const id = hostFamily.get(m[1].toLowerCase())
-      if (id !== undefined) return { provider: id, via: "host", text: m[0] }
-    }
-  }
+  return providerOfHosts(t) ?? providerOfMarkers(t)
+}
+
+/** The top-level domains of the catalogue's hosts: a text without one names no host (one indexOf each). */
+const TLDS: ReadonlyArray<string> = [...new Set([...hostFamily.keys()].map((h) => h.slice(h.lastIndexOf("."))))]
+
+/** The provider of an API host in the text (with or without a scheme), or null. */
+export function providerOfHosts(t: string): ProviderEvidence | null {
+  if (HOSTS_RE === null || !TLDS.some((tld) => t.indexOf(tld) !== -1)) return null
+  const m = HOSTS_RE.exec(t)
+  if (m === null) return null
+  const id = hostFamily.get(m[1].toLowerCase())
+  return id === undefined ? null : { provider: id, via: "host", text: m[0] }
+}
+
+/** The provider the families' markers name in the text (strong ones first), or null. */
+export function providerOfMarkers(t: string): ProviderEvidence | null {
   const strong = strongMarkers.find(t)
   if (strong !== null) return { ...strong, via: "marker" }
   const weak = weakMarkers.find(t)
   return weak === null ? null : { ...weak, via: "marker" }
+}
+
+/** A family id named as a value (`"provider": "anthropic"`, `"custom_llm_provider": "groq"`), or null. */
+export function providerOfName(v: string): string | null {
+  const head = v.trim().toLowerCase().split(/[.:/ ]/, 1)[0]!
+  return familyById.has(head) && head !== "common" ? head : null
 }
 
 /** A family by its id. */

@@ -35,6 +35,8 @@ export interface Classification {
   readonly decidedBy: { readonly kind: "rule" | "catalog" | "status" | "wording"; readonly name: string }
   /** The provider, from the record or from the catalogue entry that matched; null when unknown. */
   readonly provider: string | null
+  /** What told the classifier the provider (a marker in the message), when not the record or the entry. */
+  readonly providerText: string | null
 }
 
 /** One failed call as stored, served and printed (CONTRACT section 5). */

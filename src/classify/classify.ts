@@ -7,7 +7,7 @@
  */
 import type { ParsedFailure } from "../parse/ParsedFailure.js"
 import type { Category, Classification, RateLimitKind, Severity } from "./Event.js"
-import { type CatalogInput, type Entry, lookup } from "../catalog/index.js"
+import { type CatalogInput, type Entry, lookup, providerOfText } from "../catalog/index.js"
 import { wording, wordingOf } from "../catalog/wording.js"
 import { matchRule, rulesVersion } from "./rules.js"
 
@@ -24,8 +24,10 @@ export interface Verdict {
   readonly category: Category
   readonly rateLimitKind: RateLimitKind | null
   readonly decidedBy: DecidedBy
-  /** The provider the matched catalogue entry identifies (null when it does not). */
+  /** The provider the message names, or the matched catalogue entry identifies (else null). */
   readonly provider: string | null
+  /** The text that told the provider (a marker in the message, a host), when it was not the entry. */
+  readonly providerText: string | null
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -41,7 +43,8 @@ export function classify(f: ParsedFailure): Classification {
     action: actionFor(v.category, v.rateLimitKind),
     fingerprint: fingerprint(f, v),
     decidedBy: v.decidedBy,
-    provider
+    provider,
+    providerText: f.provider === null ? v.providerText : null
   }
 }
 
@@ -111,7 +114,8 @@ const verdict = (category: Category, text: string, decidedBy: DecidedBy, kind?: 
   category,
   rateLimitKind: category === "rate_limit" ? (kind ?? rateLimitKindOf(text)) : null,
   decidedBy,
-  provider
+  provider,
+  providerText: null
 })
 
 const byEntry = (e: Entry, text: string): Verdict =>
@@ -127,6 +131,14 @@ const AFTER_400: ReadonlyArray<Category> = ["quota", "model_not_found", "auth_ke
 const AFTER_403: ReadonlyArray<Category> = ["auth_realname", "quota", "permission"]
 
 function decide(f: ParsedFailure): Verdict {
+  const v = decideCategory(f)
+  if (f.provider !== null) return v
+  // the provider the message (or the class, type, code) names beats one a catalogue entry implies
+  const told = providerOfText(classificationText(f))
+  return told === null ? v : { ...v, provider: told.provider, providerText: told.text }
+}
+
+function decideCategory(f: ParsedFailure): Verdict {
   const text = classificationText(f)
   const rule = matchRule(f)
   if (rule !== null) return verdict(rule.category, text, { kind: "rule", name: rule.name }, rule.rateLimitKind ?? undefined)

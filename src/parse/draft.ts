@@ -57,8 +57,10 @@ export interface Draft {
   explicitCode: boolean
   sawPath: boolean
   sawLlmPath: boolean
-  /** Given explicitly (webhook `provider`). */
+  /** Given explicitly (webhook `provider`, a JSON log's `provider` key). */
   provider: string | null
+  /** Short texts that may name the provider besides the message: module paths, logger names. */
+  providerHints: string[]
   /** The extractor at work: what evidence is attributed to. */
   from: Extractor
   /** The evidence of each field, when asked for (`--explain`); null otherwise. */
@@ -97,6 +99,7 @@ export function newDraft(): Draft {
     sawPath: false,
     sawLlmPath: false,
     provider: null,
+    providerHints: [],
     from: "free-text",
     explain: null
   }

@@ -15,7 +15,7 @@ import { redact, redactValue, stripMessages } from "./redact.js"
 import { DEFAULT_MAX_RECORD_CHARS } from "./assemble.js"
 import { firstNonSpace, looksLikeObject } from "./loose-json.js"
 import { categoryFromWording } from "../catalog/wording.js"
-import { providerOfText, recognises } from "../catalog/index.js"
+import { providerOfHosts, providerOfMarkers, providerOfText, recognises } from "../catalog/index.js"
 import { type Draft, cutUtf8, finalEvidence, isRecord, newDraft, normalizeMessage, note, setCode, setMessage, setModel, setRequestId, setStatus, span, str, toStatus } from "./draft.js"
 import { readBodyValue, readMessageValue } from "./extract/errorBody.js"
 import { readText } from "./extract/freeText.js"
@@ -146,7 +146,13 @@ function conclude(d: Draft, text: string): ParseResult {
   if (ignored !== null) return d.explain === null ? ignored : { ...ignored, evidence: finalEvidence(d.explain) }
   let provider = d.provider
   if (provider === null) {
-    const told = providerOfText(text)
+    // hosts anywhere; markers in module paths and logger names, and in the whole text of a
+    // multi-line record (stack frames name the SDK). The message is looked at by the
+    // classifier, whose verdicts are remembered by message: a storm pays for it once.
+    const told =
+      providerOfHosts(text) ??
+      (d.providerHints.length > 0 ? providerOfMarkers(d.providerHints.join("\n")) : null) ??
+      (text.indexOf("\n") !== -1 ? providerOfMarkers(text.length > 8192 ? text.slice(0, 8192) : text) : null)
     if (told !== null) {
       provider = told.provider
       if (d.explain !== null) d.explain.provider = { from: told.via === "host" ? "api-host" : "provider-marker", text: span(told.text) }

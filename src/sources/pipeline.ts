@@ -48,7 +48,13 @@ const NO_EVIDENCE: Record<ExplainedField, Evidence | null> = { status: null, cod
 export function explanationOf(r: ParseResult, c: Classification | null): Explanation {
   const evidence = r.evidence ?? NO_EVIDENCE
   // a provider told by the catalogue entry that decided, not by the record's text
-  const provider = evidence.provider ?? (c !== null && c.provider !== null && c.decidedBy.kind === "catalog" ? { from: "catalog", text: c.decidedBy.name } : null)
+  const provider =
+    evidence.provider ??
+    (c === null || c.provider === null
+      ? null
+      : c.providerText !== null
+        ? { from: "provider-marker", text: c.providerText }
+        : { from: "catalog", text: c.decidedBy.name })
   return { ...evidence, provider, decidedBy: c === null ? null : c.decidedBy }
 }
 

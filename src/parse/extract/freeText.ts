@@ -11,7 +11,7 @@ import { readHtml } from "./html.js"
 import { readStatusLine } from "./httpDump.js"
 import { readLogObject } from "./jsonLog.js"
 import { KV_MESSAGE_RE, readExplicitCodes, readLogfmt } from "./logfmt.js"
-import { REPEATED_CLASS_RE, findClass, findGrpcStatus } from "./sdkException.js"
+import { REPEATED_CLASS_RE, findClass, findGrpcStatus, modulePrefix } from "./sdkException.js"
 import { findStatus } from "./statusText.js"
 import { readClientText } from "./clientText.js"
 
@@ -68,6 +68,8 @@ export function readText(s: string, d: Draft, depth: number): void {
   if (cls !== null) {
     d.from = "sdk-exception"
     setClass(d, cls.name)
+    const mod = modulePrefix(s, cls.end, cls.name)
+    if (mod !== "" && d.providerHints.length < 8) d.providerHints.push(mod + cls.name)
   }
   if (d.errorType === null) {
     const grpc = findGrpcStatus(s)

@@ -2,7 +2,8 @@
  * Extractor: JSON log objects (pino, winston, bunyan, structlog, Vector / Fluent Bit records) and
  * the serialized exceptions inside them (`err`, `error` with a stack, `exception`).
  */
-import { type Draft, MAX_DEPTH, getPath, isRecord, setClass, setCode, setModel, setRequestId, setStatus, str, toStatus } from "../draft.js"
+import { type Draft, MAX_DEPTH, getPath, isRecord, note, setClass, setCode, setModel, setRequestId, setStatus, str, toStatus } from "../draft.js"
+import { providerOfName } from "../../catalog/index.js"
 import { readBody, readBodyValue, readErrorMember } from "./errorBody.js"
 import { readText } from "./freeText.js"
 import { LLM_PATH_RE, notePath, readHints } from "./hints.js"
@@ -153,6 +154,10 @@ const URL_KEYS = new Set(["url", "path", "endpoint", "uri", "originalUrl", "http
 
 const SKIP_KEYS = new Set(["messages", "stack", "headers_sent", "input", "prompt", "content"])
 
+/** Keys that name the provider (LiteLLM's `custom_llm_provider`, OpenTelemetry's `gen_ai.system`). */
+const PROVIDER_KEYS = new Set(["provider", "custom_llm_provider", "llm_provider", "model_provider", "gen_ai.system", "ai.model.provider", "provider_name"])
+/** Keys whose value names a logger or module, which may name the SDK (`anthropic._base_client`). */
+const LOGGER_KEYS = new Set(["logger", "logger_name", "loggerName", "module", "component", "name", "caller"])
 const MAX_HINT_NODES = 128
 
 function scanObjectHints(root: Record<string, unknown>, d: Draft): void {
@@ -176,6 +181,16 @@ function scanObjectHints(root: Record<string, unknown>, d: Draft): void {
         if (typeof v === "string" && v.length > 0 && (v.charCodeAt(0) === 47 || v.startsWith("http"))) notePath(d, v, false)
       } else if (k === "stream") {
         if (typeof v === "boolean" && d.stream === null) d.stream = v
+      } else if (PROVIDER_KEYS.has(k)) {
+        if (typeof v === "string" && d.provider === null) {
+          const named = providerOfName(v)
+          if (named !== null) {
+            d.provider = named
+            note(d, "provider", `${k}: ${v}`)
+          } else if (d.providerHints.length < 8) d.providerHints.push(v)
+        }
+      } else if (LOGGER_KEYS.has(k)) {
+        if (typeof v === "string" && v.length <= 200 && d.providerHints.length < 8) d.providerHints.push(v)
       } else if (k === "raw" && typeof v === "string" && d.model === null) {
         // a gateway's copy of the upstream's answer (OpenRouter's `metadata.raw`) names the model
         readHints(v.length > 4096 ? v.slice(0, 4096) : v, d)
