@@ -135,7 +135,7 @@ const HttpLive = (config: Config) =>
       const router = HttpRouter.empty.pipe(
         HttpRouter.concat(baseRoutes({ metrics, ready: () => db.open })),
         HttpRouter.concat(readRoutes({ store, completeReport: complete })),
-        HttpRouter.concat(alertRoutes),
+        HttpRouter.concat(alertRoutes({ maxBodyBytes: config.http.maxBodyBytes })),
         HttpRouter.get("/", page)
       )
 

@@ -264,7 +264,13 @@ export interface NotificationView {
   readonly payload?: unknown
 }
 
-export const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
+/**
+ * An instant of the database as ISO-8601. Clamped to what a `Date` can hold: a row written before
+ * instants were bounded (a silence of `99999999d`) must not make every later answer fail.
+ */
+export const iso = (ms: number | null): string | null => (ms === null ? null : new Date(Math.max(-MAX_DATE_MS, Math.min(MAX_DATE_MS, ms))).toISOString())
+
+const MAX_DATE_MS = 8_640_000_000_000_000
 
 const attemptsOf = (db: BetterSqlite3.Database, ids: ReadonlyArray<string>): Map<string, Array<AttemptView>> => {
   const out = new Map<string, Array<AttemptView>>()

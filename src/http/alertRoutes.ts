@@ -9,7 +9,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, ParseResult, Schema } from "effect"
 import { AlertEngine, type Matcher } from "../alert/engine.js"
 import { parseDuration } from "../config/duration.js"
-import { decodeQuery, formatParseError, HttpFailure, json, notFound } from "./respond.js"
+import { decodeQuery, HttpFailure, json, notFound, readJsonBody } from "./respond.js"
 
 const Limit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1000))
 const Cursor = Schema.NumberFromString.pipe(Schema.int(), Schema.positive())
@@ -25,10 +25,20 @@ export const NotificationsQuery = Schema.Struct({
 export const SilencesQuery = Schema.Struct({ state: Schema.optional(Schema.Literal("pending", "active", "expired")), ...page })
 
 const Instant = Schema.String.pipe(
-  Schema.filter((s) => (/^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s))) || `expected an ISO-8601 instant, got ${JSON.stringify(s)}`)
+  Schema.filter((s) => {
+    const t = Date.parse(s)
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(s) || Number.isNaN(t)) return `expected an ISO-8601 instant, got ${JSON.stringify(s.slice(0, 40))}`
+    return t - Date.now() <= SILENCE_MAX_MS || `expected an instant at most a year ahead, got ${JSON.stringify(s.slice(0, 40))}`
+  })
 )
+/** A silence lasts at most a year; instants lie within a year of now (a `Date` can hold them all). */
+export const SILENCE_MAX_MS = 366 * 86_400_000
 const DurationText = Schema.String.pipe(
-  Schema.filter((s) => (parseDuration(s) ?? 0) > 0 || `expected a duration like "30m", "2h", "1d", got ${JSON.stringify(s)}`)
+  Schema.filter((s) => {
+    const ms = parseDuration(s) ?? 0
+    if (ms <= 0) return `expected a duration like "30m", "2h", "1d", got ${JSON.stringify(s.slice(0, 40))}`
+    return ms <= SILENCE_MAX_MS || `a silence lasts at most a year (366d), got ${JSON.stringify(s.slice(0, 40))}`
+  })
 )
 
 export const SilenceBody = Schema.Struct({
@@ -51,14 +61,6 @@ export const SilenceBody = Schema.Struct({
 
 const badRequest = (message: string) => new HttpFailure({ status: 400, code: "bad_request", message })
 
-const readSilenceBody = HttpServerRequest.schemaBodyJson(SilenceBody, { onExcessProperty: "error" }).pipe(
-  Effect.mapError((e) =>
-    ParseResult.isParseError(e)
-      ? badRequest(formatParseError(e))
-      : new HttpFailure({ status: 400, code: "bad_json", message: "the body is not valid JSON" })
-  )
-)
-
 const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)) })
 const idParam = HttpRouter.schemaPathParams(IdParam).pipe(Effect.mapError(() => badRequest("missing id")))
 
@@ -74,7 +76,12 @@ const ticketChange = (change: Effect.Effect<import("../ticket/tickets.js").Ticke
     }
   })
 
-export const alertRoutes: HttpRouter.HttpRouter<HttpFailure, AlertEngine> = HttpRouter.empty.pipe(
+export interface AlertRoutesOptions {
+  /** `http.maxBodyBytes`: every write route shares the ingest route's limit. */
+  readonly maxBodyBytes: number
+}
+
+export const alertRoutes = (opts: AlertRoutesOptions): HttpRouter.HttpRouter<HttpFailure, AlertEngine> => HttpRouter.empty.pipe(
   HttpRouter.get(
     "/v1/alerts",
     Effect.gen(function* () {
@@ -121,7 +128,7 @@ export const alertRoutes: HttpRouter.HttpRouter<HttpFailure, AlertEngine> = Http
   HttpRouter.post(
     "/v1/silences",
     Effect.gen(function* () {
-      const body = yield* readSilenceBody
+      const body = yield* readJsonBody(SilenceBody, opts.maxBodyBytes)
       const matchers: Array<Matcher> = [
         ...(body.matchers ?? []).map((m) => ({ label: m.label, value: m.value, isRegex: m.isRegex })),
         ...Object.entries(body.labels ?? {}).map(([label, value]) => ({ label, value, isRegex: false }))

@@ -7,7 +7,8 @@
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Data, Effect, ParseResult, Schema } from "effect"
+import * as IncomingMessage from "@effect/platform/HttpIncomingMessage"
+import { Data, Effect, Option, ParseResult, Schema } from "effect"
 
 export type ErrorCode =
   | "bad_request"
@@ -41,8 +42,47 @@ export const errorResponse = (f: HttpFailure) => HttpServerResponse.unsafeJson(e
 export const formatParseError = (e: ParseResult.ParseError): string =>
   ParseResult.ArrayFormatter.formatErrorSync(e)
     .slice(0, 3)
-    .map((i) => `${i.path.length ? i.path.join(".") + ": " : ""}${i.message}`)
+    // a reason quotes the sender's value: short, never the body echoed back
+    .map((i) => cut(`${i.path.length ? i.path.join(".") + ": " : ""}${i.message}`, 300))
     .join("; ")
+
+const cut = (s: string, max: number): string => (s.length > max ? s.slice(0, max - 1) + "…" : s)
+
+/**
+ * A JSON body decoded with `schema`, under the same limits as `POST /v1/events`: 415 for a
+ * content type that is not JSON, 413 past `maxBodyBytes` (announced or read), 400 with a short
+ * reason for bad JSON or a bad shape.
+ */
+export const readJsonBody = <A, I>(schema: Schema.Schema<A, I>, maxBodyBytes: number) =>
+  Effect.gen(function* () {
+    const req = yield* HttpServerRequest.HttpServerRequest
+    const ct = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
+    if (ct !== "application/json" && !ct.endsWith("+json")) {
+      const message = `content type ${JSON.stringify(cut(req.headers["content-type"] ?? "(none)", 100))} is not readable: send application/json`
+      return yield* Effect.fail(new HttpFailure({ status: 415, code: "unsupported_media_type", message }))
+    }
+    const tooLarge = new HttpFailure({
+      status: 413,
+      code: "payload_too_large",
+      message: `body is larger than http.maxBodyBytes (${maxBodyBytes} bytes)`,
+      headers: { connection: "close" }
+    })
+    const announced = Number(req.headers["content-length"] ?? "0")
+    if (announced > maxBodyBytes) return yield* Effect.fail(tooLarge)
+    const text = yield* req.text.pipe(
+      IncomingMessage.withMaxBodySize(Option.some(maxBodyBytes)),
+      Effect.mapError((e) => (String((e as { cause?: { message?: string } }).cause?.message ?? "").includes("maxBytes") ? tooLarge : new HttpFailure({ status: 400, code: "bad_request", message: "the body could not be read" })))
+    )
+    let raw: unknown
+    try {
+      raw = JSON.parse(text)
+    } catch {
+      return yield* Effect.fail(new HttpFailure({ status: 400, code: "bad_json", message: "the body is not valid JSON" }))
+    }
+    return yield* Schema.decodeUnknown(schema, { onExcessProperty: "error" })(raw).pipe(
+      Effect.mapError((e) => new HttpFailure({ status: 400, code: "bad_request", message: formatParseError(e) }))
+    )
+  })
 
 /** Decode the query string with a Schema; a bad query fails with 400 `bad_query` and the reason. */
 export const decodeQuery = <A, I extends Readonly<Record<string, string | ReadonlyArray<string> | undefined>>>(

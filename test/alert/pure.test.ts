@@ -3,7 +3,7 @@ import { Either, Redacted } from "effect"
 import { createHmac } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { decide, silenceMatches } from "../../src/alert/engine.js"
-import type { AlertNotification, TicketNotification } from "../../src/alert/outbox.js"
+import { iso as dbInstant, type AlertNotification, type TicketNotification } from "../../src/alert/outbox.js"
 import { alertmanagerUrl, encodeAlertmanager } from "../../src/alert/receivers/alertmanager.js"
 import { dedupKeyOf, encodePagerDuty, pagerDutySeverity } from "../../src/alert/receivers/pagerduty.js"
 import { encodeSlack } from "../../src/alert/receivers/slack.js"
@@ -352,5 +352,13 @@ describe("diagnosis (pure)", () => {
     expect(text).toContain("1. Status, code and message")
     expect(text).toContain("curl -i")
     expect(text).toContain(PROXY_HINT)
+  })
+})
+
+describe("instants of the database", () => {
+  it("an instant past what a Date holds (a silence stored before durations were bounded) is clamped, not thrown", () => {
+    expect(dbInstant(99999999 * 86_400_000 + Date.now())).toBe("+275760-09-13T00:00:00.000Z")
+    expect(dbInstant(null)).toBeNull()
+    expect(dbInstant(0)).toBe("1970-01-01T00:00:00.000Z")
   })
 })

@@ -14,18 +14,20 @@ const cfg = config({
   tickets: { receivers: ["hook"] }
 })
 
+const MAX_BODY = 64 * 1024
+
 /** Engine over a temp DB + the routes served on 127.0.0.1:<random>; answers (status, JSON body). */
 const setup = Effect.gen(function* () {
   const { engine } = yield* harness(cfg, tempDb())
-  const app = alertRoutes.pipe(Effect.catchTag("HttpFailure", (e) => Effect.succeed(errorResponse(e))))
+  const app = alertRoutes({ maxBodyBytes: MAX_BODY }).pipe(Effect.catchTag("HttpFailure", (e) => Effect.succeed(errorResponse(e))))
   const ctx = yield* Layer.build(
     HttpServer.serve(app).pipe(Layer.provide(Layer.succeed(AlertEngine, engine)), Layer.provideMerge(NodeHttpServer.layerTest))
   )
   const client = (yield* HttpClient.HttpClient.pipe(Effect.provide(ctx))).pipe(HttpClient.withTracerPropagation(false))
-  const call = (method: "GET" | "POST" | "DELETE", path: string, body?: unknown) =>
+  const call = (method: "GET" | "POST" | "DELETE", path: string, body?: unknown, contentType = "application/json") =>
     Effect.gen(function* () {
       let req = HttpClientRequest.make(method)(path)
-      if (body !== undefined) req = HttpClientRequest.bodyText(req, typeof body === "string" ? body : JSON.stringify(body), "application/json")
+      if (body !== undefined) req = HttpClientRequest.bodyText(req, typeof body === "string" ? body : JSON.stringify(body), contentType)
       const res = yield* client.execute(req)
       const text = yield* res.text
       return { status: res.status, body: text === "" ? null : (JSON.parse(text) as any) }
@@ -123,13 +125,27 @@ describe("alert routes", () => {
         [{ matchers: [{ label: "", value: "x" }], duration: "2h" }, "matchers"],
         [{ matchers: [{ label: "model", value: "(", isRegex: true }], duration: "2h" }, "invalid regular expression"],
         [{ matchers: [{ label: "model", value: "x" }], endsAt: "2001-01-01T00:00:00Z" }, "in the past"],
-        [{ matchers: [{ label: "model", value: "x" }], duration: "2h", colour: "red" }, "colour"]
+        [{ matchers: [{ label: "model", value: "x" }], duration: "2h", colour: "red" }, "colour"],
+        // durations and instants a Date can hold, a year at most; patterns that cannot backtrack
+        [{ matchers: [{ label: "model", value: "x" }], duration: "99999999d" }, "at most a year"],
+        [{ matchers: [{ label: "model", value: "x" }], endsAt: "+275760-09-13T00:00:00.000Z" }, "ISO-8601"],
+        [{ matchers: [{ label: "model", value: "x" }], endsAt: new Date(Date.now() + 400 * 86_400_000).toISOString() }, "at most a year ahead"],
+        [{ matchers: [{ label: "model", value: "(a+)+b", isRegex: true }], duration: "2h" }, "backtrack catastrophically"]
       ]
       for (const [body, reason] of bad) {
         const r = yield* call("POST", "/v1/silences", body)
         expect([JSON.stringify(body), r.status]).toEqual([JSON.stringify(body), 400])
         expect(`${r.body.error.code} ${r.body.error.message}`).toContain(reason)
       }
+      // the ingest route's limits: 415 for another content type, 413 past maxBodyBytes, and a
+      // reason that never echoes the body
+      const plain = yield* call("POST", "/v1/silences", { labels: { alertname: "x" }, duration: "2h" }, "text/plain")
+      expect([plain.status, plain.body.error.code]).toEqual([415, "unsupported_media_type"])
+      const big = yield* call("POST", "/v1/silences", { labels: { alertname: "x" }, duration: "2h", comment: "c".repeat(MAX_BODY) })
+      expect([big.status, big.body.error.code]).toEqual([413, "payload_too_large"])
+      const echo = yield* call("POST", "/v1/silences", { labels: { alertname: "x" }, duration: "z".repeat(50_000) })
+      expect(echo.status).toBe(400)
+      expect(JSON.stringify(echo.body).length).toBeLessThan(1000)
       // nothing was created by the bad bodies
       expect((yield* call("GET", "/v1/silences")).body.silences).toHaveLength(2)
     })
