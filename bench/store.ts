@@ -133,6 +133,7 @@ export const makeEvents = (prefix: string, count: number, start: number, span: n
       requestId,
       endpoint: "/v1/chat/completions",
       stream: rnd() < 0.3,
+      provider: "siliconflow",
       category: k.category,
       rateLimitKind: k.kind,
       severity: k.severity,

@@ -553,13 +553,11 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
       const listAlertsSync = (q: AlertsQuery, now: number): Page<AlertView> => {
         const rows = db
           .prepare(`SELECT * FROM alerts WHERE (@state IS NULL OR state = @state) AND (@cursor IS NULL OR seq < @cursor) ORDER BY seq DESC LIMIT @limit`)
-          .all({ state: q.state ?? null, cursor: q.cursor ?? null, limit: q.limit }) as Array<AlertRow>
-        const notes = notificationsOf(db, rows.map((r) => r.id))
+          .all({ state: q.state ?? null, cursor: q.cursor ?? null, limit: q.limit + 1 }) as Array<AlertRow>
+        const notes = notificationsOf(db, rows.slice(0, q.limit).map((r) => r.id))
         const active = silences(now)
-        return pageOf(
-          rows,
-          q.limit,
-          rows.map((r) => {
+        return pageOf("alerts", rows, q.limit, (served) =>
+          served.map((r) => {
             const labels = JSON.parse(r.labels) as Record<string, string | null>
             return {
               id: r.id,
@@ -611,8 +609,8 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
                     OR (@state = 'active' AND starts_at <= @now AND ends_at > @now))
              ORDER BY seq DESC LIMIT @limit`
           )
-          .all({ state: q.state ?? null, cursor: q.cursor ?? null, limit: q.limit, now }) as Array<SilenceRow>
-        return pageOf(rows, q.limit, rows.map((r) => silenceOf(r, now)))
+          .all({ state: q.state ?? null, cursor: q.cursor ?? null, limit: q.limit + 1, now }) as Array<SilenceRow>
+        return pageOf("silences", rows, q.limit, (served) => served.map((r) => silenceOf(r, now)))
       }
 
       const expireSilenceSync = (id: string, now: number): Silence | null => {

@@ -12,6 +12,7 @@ import { Context, Effect, Layer, Option, Queue } from "effect"
 import { randomBytes } from "node:crypto"
 import type { Category, FailureEvent, Severity } from "../classify/Event.js"
 import { statement } from "../store/Database.js"
+import { encodeCursor } from "../store/cursor.js"
 import type { Config } from "../config/Config.js"
 import type { Ticket } from "../ticket/tickets.js"
 
@@ -314,11 +315,17 @@ export interface Page<A> {
   readonly nextCursor: string | null
 }
 
-/** A page of rows read newest first by `seq`: the cursor of the next page is the last seq, when the page is full. */
-export const pageOf = <R extends { readonly seq: number }, A>(rows: ReadonlyArray<R>, limit: number, items: ReadonlyArray<A>): Page<A> => ({
-  items,
-  nextCursor: rows.length === limit && rows.length > 0 ? String(rows[rows.length - 1]!.seq) : null
-})
+/**
+ * A page of rows read newest first by `seq`, `limit + 1` of them asked for: the cursor of the
+ * next page names the last seq served, and there is one only when another row exists.
+ */
+export const pageOf = <R extends { readonly seq: number }, A>(list: string, rows: ReadonlyArray<R>, limit: number, toItems: (rows: ReadonlyArray<R>) => ReadonlyArray<A>): Page<A> => {
+  const served = rows.length > limit ? rows.slice(0, limit) : rows
+  return {
+    items: toItems(served),
+    nextCursor: rows.length > limit ? encodeCursor(list, [served[served.length - 1]!.seq]) : null
+  }
+}
 
 /** GET /v1/notifications: newest first, keyset pagination on seq. */
 export const listNotifications = (
@@ -330,8 +337,8 @@ export const listNotifications = (
     `SELECT * FROM outbox WHERE (@state IS NULL OR state = @state) AND (@receiver IS NULL OR receiver = @receiver)
        AND (@cursor IS NULL OR seq < @cursor) ORDER BY seq DESC LIMIT @limit`
   )
-    .all({ state: q.state ?? null, receiver: q.receiver ?? null, cursor: q.cursor ?? null, limit: q.limit }) as Array<OutboxRow>
-  return pageOf(rows, q.limit, toViews(db, rows, true))
+    .all({ state: q.state ?? null, receiver: q.receiver ?? null, cursor: q.cursor ?? null, limit: q.limit + 1 }) as Array<OutboxRow>
+  return pageOf("notifications", rows, q.limit, (served) => toViews(db, served, true))
 }
 
 /** The notifications of alerts or tickets (by their ids), oldest first. */

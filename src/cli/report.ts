@@ -30,6 +30,7 @@ export const renderReport = (r: Report): string => {
   section("BY CATEGORY", r.byCategory)
   section("BY RATE-LIMIT KIND", r.byRateLimitKind)
   section("BY STATUS", r.byStatus)
+  section("BY PROVIDER", r.byProvider)
   if (r.byModel.length > 0) {
     lines.push("", "BY MODEL")
     lines.push(formatTable(["MODEL", "COUNT"], r.byModel.slice(0, 15).map((m) => [m.model ?? "(none)", String(m.total)]), [60, 8]))

@@ -9,20 +9,28 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, ParseResult, Schema } from "effect"
 import { AlertEngine, type Matcher } from "../alert/engine.js"
 import { parseDuration } from "../config/duration.js"
+import { decodeSeqCursor, encodeCursor } from "../store/cursor.js"
 import { decodeQuery, HttpFailure, json, notFound, readJsonBody } from "./respond.js"
 
 const Limit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1000))
-const Cursor = Schema.NumberFromString.pipe(Schema.int(), Schema.positive())
-const page = { limit: Schema.optional(Limit), cursor: Schema.optional(Cursor) }
+/** The `nextCursor` this list handed out (store/cursor.ts), decoded to the seq it names; anything else is a 400. */
+const Cursor = (list: string) =>
+  Schema.transformOrFail(Schema.String.pipe(Schema.maxLength(512)), Schema.Number, {
+    strict: true,
+    decode: (s, _, ast) =>
+      ParseResult.try({ try: () => decodeSeqCursor(list, s), catch: () => new ParseResult.Type(ast, s, "cursor is not a nextCursor returned by this endpoint") }),
+    encode: (n) => ParseResult.succeed(encodeCursor(list, [n]))
+  })
+const page = (list: string) => ({ limit: Schema.optional(Limit), cursor: Schema.optional(Cursor(list)) })
 
-export const AlertsQuery = Schema.Struct({ state: Schema.optional(Schema.Literal("firing", "resolved")), ...page })
-export const TicketsQuery = Schema.Struct({ state: Schema.optional(Schema.Literal("open", "acknowledged", "resolved")), ...page })
+export const AlertsQuery = Schema.Struct({ state: Schema.optional(Schema.Literal("firing", "resolved")), ...page("alerts") })
+export const TicketsQuery = Schema.Struct({ state: Schema.optional(Schema.Literal("open", "acknowledged", "resolved")), ...page("tickets") })
 export const NotificationsQuery = Schema.Struct({
   state: Schema.optional(Schema.Literal("pending", "delivered", "dead", "muted")),
   receiver: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
-  ...page
+  ...page("notifications")
 })
-export const SilencesQuery = Schema.Struct({ state: Schema.optional(Schema.Literal("pending", "active", "expired")), ...page })
+export const SilencesQuery = Schema.Struct({ state: Schema.optional(Schema.Literal("pending", "active", "expired")), ...page("silences") })
 
 const Instant = Schema.String.pipe(
   Schema.filter((s) => {

@@ -36,7 +36,7 @@ export const openApiDocument = {
           model: { type: ["string", "null"] }, requestId: { type: ["string", "null"] }, endpoint: { type: ["string", "null"] },
           stream: { type: ["boolean", "null"] }, category: { enum: [...categories] }, rateLimitKind: { enum: [...rateLimitKinds, null] },
           severity: { enum: ["critical", "warning", "info"] }, retryable: { type: "boolean" }, action: { type: "string" },
-          fingerprint: { type: "string" }, bodyNotJson: { type: "boolean" }, sample: { type: "string" }
+          fingerprint: { type: "string" }, bodyNotJson: { type: "boolean" }, provider: { type: ["string", "null"] }, sample: { type: "string" }
         }
       },
       IngestRecord: {
@@ -78,7 +78,7 @@ export const openApiDocument = {
         summary: "Events, newest first",
         parameters: [
           ...windowParams, q("category", "category", { enum: [...categories] }), q("rateLimitKind", "kind", { enum: [...rateLimitKinds] }),
-          q("model", "model"), q("service", "service"), q("status", "HTTP status", { type: "integer" }),
+          q("model", "model"), q("service", "service"), q("provider", "provider slug (openai, anthropic, ...)"), q("status", "HTTP status", { type: "integer" }),
           q("limit", "page size (1-1000, default 100)", { type: "integer" }), q("cursor", "nextCursor of the previous page")
         ],
         responses: { "200": ok("A page of events", list("events", ref("Event"))), ...errors }

@@ -114,6 +114,7 @@ ${timelineSvg(r.timeline)}
   ${kv("By category", "by-category", r.byCategory as Record<string, number>)}
   ${kv("By rate-limit kind", "by-kind", r.byRateLimitKind as Record<string, number>)}
   ${kv("By status", "by-status", r.byStatus as Record<string, number>)}
+  ${kv("By provider", "by-provider", r.byProvider)}
   ${kv("By model", "by-model", Object.fromEntries(r.byModel.map((m) => [m.model ?? "(none)", m.total])))}
 </div>
 <h2>Top incidents</h2>

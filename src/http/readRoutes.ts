@@ -26,6 +26,7 @@ export const EventsQuery = Schema.Struct({
   rateLimitKind: Schema.optional(Schema.Literal(...rateLimitKinds)),
   model: Schema.optional(Schema.String),
   service: Schema.optional(Schema.String),
+  provider: Schema.optional(Schema.String),
   status: Schema.optional(IntString(100, 599)),
   limit: Schema.optional(IntString(1, 1000)),
   cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(512)))
@@ -40,7 +41,8 @@ export const ReportQuery = Schema.Struct({
 export const IncidentsQuery = Schema.Struct({
   state: Schema.optional(Schema.Literal("active", "quiet")),
   since: Schema.optional(Instant),
-  limit: Schema.optional(IntString(1, 1000))
+  limit: Schema.optional(IntString(1, 1000)),
+  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(512)))
 })
 
 /** The window of a query; the default is the last 24h. */
@@ -80,6 +82,7 @@ export const readRoutes = (deps: {
             rateLimitKind: q.rateLimitKind,
             model: q.model,
             service: q.service,
+            provider: q.provider,
             status: q.status,
             since: w.since,
             until: w.until,
@@ -104,7 +107,7 @@ export const readRoutes = (deps: {
         const q = yield* decodeQuery(IncidentsQuery)
         return json(
           yield* guard(() =>
-            deps.store.incidents({ state: q.state, since: q.since === undefined ? undefined : windowOf({ since: q.since }).since, limit: q.limit })
+            deps.store.incidents({ state: q.state, since: q.since === undefined ? undefined : windowOf({ since: q.since }).since, limit: q.limit, cursor: q.cursor })
           )
         )
       })

@@ -29,8 +29,9 @@ export class Metrics {
   readonly registry = new client.Registry()
   private readonly models: Capped
   private readonly services: Capped
+  private readonly providers: Capped
   private readonly sourcesCap: Capped
-  private readonly failures: client.Counter<"category" | "rate_limit_kind" | "status" | "model" | "service">
+  private readonly failures: client.Counter<"category" | "rate_limit_kind" | "status" | "model" | "service" | "provider">
   private readonly linesRead: client.Counter<"source">
   private readonly linesIgnored: client.Counter<"source">
   readonly ingestErrors: client.Counter<"reason">
@@ -41,12 +42,13 @@ export class Metrics {
   constructor(maxValues = 50) {
     this.models = new Capped(maxValues)
     this.services = new Capped(maxValues)
+    this.providers = new Capped(maxValues)
     this.sourcesCap = new Capped(maxValues * 2)
     const registers = [this.registry]
     this.failures = new client.Counter({
       name: "faultline_failures_total",
       help: "Failed LLM API calls stored, by classification.",
-      labelNames: ["category", "rate_limit_kind", "status", "model", "service"],
+      labelNames: ["category", "rate_limit_kind", "status", "model", "service", "provider"],
       registers
     })
     this.linesRead = new client.Counter({ name: "faultline_lines_read_total", help: "Log lines (and webhook records) read.", labelNames: ["source"], registers })
@@ -120,11 +122,12 @@ export class Metrics {
     for (const e of inserted) {
       const model = this.models.label(e.model)
       const service = this.services.label(e.service)
-      const key = `${e.category}\u0000${e.rateLimitKind}\u0000${e.status}\u0000${model}\u0000${service}`
+      const provider = this.providers.label(e.provider)
+      const key = `${e.category}\u0000${e.rateLimitKind}\u0000${e.status}\u0000${model}\u0000${service}\u0000${provider}`
       const c = counts.get(key)
       if (c !== undefined) c.n++
       else {
-        const labels = { category: e.category, rate_limit_kind: e.rateLimitKind ?? "none", status: e.status === null ? "none" : String(e.status), model, service }
+        const labels = { category: e.category, rate_limit_kind: e.rateLimitKind ?? "none", status: e.status === null ? "none" : String(e.status), model, service, provider }
         counts.set(key, { labels, n: 1 })
       }
     }

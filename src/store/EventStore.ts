@@ -30,6 +30,7 @@ import {
 import type { CommitResult, IngestBatch, SourceCheckpoint } from "../sources/Batch.js"
 import { formatDuration } from "../config/duration.js"
 import { Database } from "./Database.js"
+import { decodeCursor, encodeCursor } from "./cursor.js"
 import {
   NO_STATUS,
   StoreQueryError,
@@ -88,6 +89,7 @@ interface EventRow {
   fingerprint: string
   body_not_json: number
   sample: string
+  provider: string | null
 }
 
 interface IncidentRow {
@@ -129,6 +131,7 @@ interface Series {
   readonly status: number | null
   readonly model: string | null
   readonly service: string | null
+  readonly provider: string | null
 }
 
 interface SeriesRow {
@@ -140,6 +143,7 @@ interface SeriesRow {
   status: number | null
   model: string | null
   service: string | null
+  provider: string | null
 }
 
 interface TopAgg {
@@ -150,7 +154,7 @@ interface TopAgg {
 
 const EVENT_COLUMNS =
   "id, occurred_at, ingested_at, source, line, service, status, code, message, model, request_id, endpoint, " +
-  "stream, category, rate_limit_kind, severity, retryable, action, fingerprint, body_not_json, sample"
+  "stream, category, rate_limit_kind, severity, retryable, action, fingerprint, body_not_json, sample, provider"
 
 const INCIDENT_COLUMNS =
   "id, fingerprint, category, rate_limit_kind, severity, retryable, status, code, model, service, message, action, " +
@@ -185,8 +189,11 @@ const seriesKey = (
   kind: string | null,
   status: number | null,
   model: string | null,
-  service: string | null
-): string => fingerprint + JSON.stringify([category, kind, status, model, service])
+  service: string | null,
+  provider: string | null
+): string =>
+  // the provider joins the key only when known: series written before it existed keep their keys
+  fingerprint + JSON.stringify(provider === null ? [category, kind, status, model, service] : [category, kind, status, model, service, provider])
 
 /** Timeline step for a window length: ≤1h → 1m, ≤6h → 5m, ≤2d → 1h, ≤14d → 6h, else 1d (at most ~1000 buckets). */
 export const timelineStep = (windowMs: number): number => {
@@ -243,30 +250,25 @@ const planWindow = (since: number, until: number, step: number, timelineLevels: 
   }
 }
 
-export const encodeCursor = (occurredAtMs: number, id: string): string =>
-  Buffer.from(JSON.stringify([occurredAtMs, id]), "utf8").toString("base64url")
+/** Events are paged by (occurredAt, id), newest first. */
+export const encodeEventCursor = (occurredAtMs: number, id: string): string => encodeCursor("events", [occurredAtMs, id])
 
 const badCursor = (): StoreQueryError =>
   new StoreQueryError({ reason: "bad_cursor", message: "cursor is not a nextCursor returned by this endpoint" })
 
-export const decodeCursor = (cursor: string): readonly [number, string] => {
-  if (!/^[A-Za-z0-9_-]{1,2048}$/.test(cursor)) throw badCursor()
-  let value: unknown
+/** A position of `list` of the form [epoch ms, id]; throws StoreQueryError("bad_cursor"). */
+const decodeKeyset = (list: string, cursor: string): readonly [number, string] => {
+  let p: ReadonlyArray<number | string>
   try {
-    value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
+    p = decodeCursor(list, cursor)
   } catch {
     throw badCursor()
   }
-  if (
-    !Array.isArray(value) ||
-    value.length !== 2 ||
-    !Number.isSafeInteger(value[0]) ||
-    typeof value[1] !== "string"
-  ) {
-    throw badCursor()
-  }
-  return [value[0] as number, value[1] as string]
+  if (p.length !== 2 || typeof p[0] !== "number" || typeof p[1] !== "string") throw badCursor()
+  return [p[0], p[1]]
 }
+
+export const decodeEventCursor = (cursor: string): readonly [number, string] => decodeKeyset("events", cursor)
 
 /** Message of an incident with its model name and digits masked: "the same failure, any model". */
 const modelFreeMessage = (message: string | null, model: string | null): string => {
@@ -300,6 +302,7 @@ const rowToEvent = (r: EventRow): FailureEvent => ({
   action: r.action,
   fingerprint: r.fingerprint,
   bodyNotJson: r.body_not_json === 1,
+  provider: r.provider,
   sample: r.sample
 })
 
@@ -310,7 +313,8 @@ const rowToSeries = (r: SeriesRow): Series => ({
   rateLimitKind: r.rate_limit_kind,
   status: r.status,
   model: r.model,
-  service: r.service
+  service: r.service,
+  provider: r.provider
 })
 
 const rowToCheckpoint = (r: SourceRow): SourceCheckpoint => ({
@@ -381,17 +385,17 @@ interface Written {
 }
 
 /** The series keys of recent fingerprints, with what else makes the key (building one is a JSON.stringify). */
-type SeenSeries = Pick<FailureEvent, "category" | "rateLimitKind" | "status" | "model" | "service"> & { readonly key: string }
+type SeenSeries = Pick<FailureEvent, "category" | "rateLimitKind" | "status" | "model" | "service" | "provider"> & { readonly key: string }
 const recentSeries = new Map<string, SeenSeries>()
 
 function seriesKeyOf(e: FailureEvent): string {
   const s = recentSeries.get(e.fingerprint)
-  if (s !== undefined && s.category === e.category && s.rateLimitKind === e.rateLimitKind && s.status === e.status && s.model === e.model && s.service === e.service) {
+  if (s !== undefined && s.category === e.category && s.rateLimitKind === e.rateLimitKind && s.status === e.status && s.model === e.model && s.service === e.service && s.provider === e.provider) {
     return s.key
   }
-  const key = seriesKey(e.fingerprint, e.category, e.rateLimitKind, e.status, e.model, e.service)
+  const key = seriesKey(e.fingerprint, e.category, e.rateLimitKind, e.status, e.model, e.service, e.provider)
   if (recentSeries.size >= 4096) recentSeries.clear()
-  recentSeries.set(e.fingerprint, { category: e.category, rateLimitKind: e.rateLimitKind, status: e.status, model: e.model, service: e.service, key })
+  recentSeries.set(e.fingerprint, { category: e.category, rateLimitKind: e.rateLimitKind, status: e.status, model: e.model, service: e.service, provider: e.provider, key })
   return key
 }
 
@@ -480,7 +484,7 @@ export class EventStore {
 
   constructor(private readonly db: BetterSqlite3.Database) {
     this.insertEvent = db.prepare(
-      `INSERT INTO events (${EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+      `INSERT INTO events (${EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
        ON CONFLICT (id) DO NOTHING`
     )
     const latest = (col: string) => `${col} = CASE WHEN excluded.last_seen >= last_seen THEN excluded.${col} ELSE ${col} END`
@@ -517,10 +521,10 @@ export class EventStore {
          updated_at = excluded.updated_at`
     )
     this.insertSeries = db.prepare(
-      `INSERT INTO series (key, incident, category, rate_limit_kind, status, model, service) VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO series (key, incident, category, rate_limit_kind, status, model, service, provider) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (key) DO NOTHING`
     )
-    const seriesCols = "id, key, incident, category, rate_limit_kind, status, model, service"
+    const seriesCols = "id, key, incident, category, rate_limit_kind, status, model, service, provider"
     this.selectSeriesByKey = db.prepare(`SELECT ${seriesCols} FROM series WHERE key = ?`)
     this.selectSeriesById = db.prepare(`SELECT ${seriesCols} FROM series WHERE id = ?`)
     this.selectStatusCategories = db.prepare("SELECT DISTINCT category FROM series WHERE status = ?").pluck()
@@ -595,10 +599,10 @@ export class EventStore {
       )
     this.seriesAt = new Map(LEVELS.map((l) => [l, seriesFrom(BUCKET_TABLE[l])]))
     this.reportEvents = db.prepare(
-      `SELECT occurred_at - occurred_at % ? AS s, fingerprint, category, rate_limit_kind, status, model, service,
+      `SELECT occurred_at - occurred_at % ? AS s, fingerprint, category, rate_limit_kind, status, model, service, provider,
          count(*) AS n, min(occurred_at) AS f, max(occurred_at) AS l
        FROM events WHERE occurred_at >= ? AND occurred_at < ?
-       GROUP BY s, fingerprint, category, rate_limit_kind, status, model, service`
+       GROUP BY s, fingerprint, category, rate_limit_kind, status, model, service, provider`
     )
     this.pruneEvents = db.prepare(
       "DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE occurred_at < ? ORDER BY occurred_at LIMIT ?)"
@@ -684,7 +688,8 @@ export class EventStore {
         e.action,
         e.fingerprint,
         e.bodyNotJson ? 1 : 0,
-        e.sample
+        e.sample,
+        e.provider
       ).changes
       if (changes === 0) {
         w.duplicates++
@@ -767,7 +772,7 @@ export class EventStore {
   private seriesFor(key: string, e: FailureEvent, incident: number, pending: Map<string, Series>): number {
     const known = this.seriesByKey.get(key) ?? pending.get(key) ?? this.seriesLookup(undefined, key)
     if (known !== undefined) return known.id
-    this.insertSeries.run(key, incident, e.category, e.rateLimitKind, e.status, e.model, e.service)
+    this.insertSeries.run(key, incident, e.category, e.rateLimitKind, e.status, e.model, e.service, e.provider)
     const row = this.selectSeriesByKey.get(key) as SeriesRow
     pending.set(key, rowToSeries(row))
     return row.id
@@ -838,10 +843,11 @@ export class EventStore {
       .add("category = ?", category)
       .add("model = ?", q.model)
       .add("service = ?", q.service)
+      .add("provider = ?", q.provider)
       .add("status = ?", q.status)
       .add("occurred_at >= ?", q.since)
       .add("occurred_at < ?", q.until)
-    if (q.cursor !== undefined) where.add("(occurred_at, id) < (?, ?)", ...decodeCursor(q.cursor))
+    if (q.cursor !== undefined) where.add("(occurred_at, id) < (?, ?)", ...decodeEventCursor(q.cursor))
     const sql = `SELECT ${EVENT_COLUMNS} FROM events${where.sql} ORDER BY occurred_at DESC, id DESC LIMIT ?`
     const params = [...where.params, limit + 1]
     const rows = this.statement(sql).all(...params) as EventRow[]
@@ -849,7 +855,7 @@ export class EventStore {
     if (rows.length > limit) {
       rows.length = limit
       const last = rows[limit - 1]!
-      nextCursor = encodeCursor(last.occurred_at, last.id)
+      nextCursor = encodeEventCursor(last.occurred_at, last.id)
     }
     return { events: rows.map(rowToEvent), nextCursor }
   }
@@ -930,6 +936,7 @@ export class EventStore {
       status: number | null
       model: string | null
       service: string | null
+      provider: string | null
       n: number
       f: number
       l: number
@@ -938,7 +945,7 @@ export class EventStore {
       for (const r of this.reportEvents.all(step, a, b) as EventAgg[]) {
         if (!keep(r.service, r.model)) continue
         addTimeline(r.s, r.category, r.n)
-        const series = this.seriesLookup(undefined, seriesKey(r.fingerprint, r.category, r.rate_limit_kind, r.status, r.model, r.service))
+        const series = this.seriesLookup(undefined, seriesKey(r.fingerprint, r.category, r.rate_limit_kind, r.status, r.model, r.service, r.provider))
         if (series !== undefined) addSeries(series.id, r.n, r.f, r.l)
       }
     }
@@ -948,6 +955,7 @@ export class EventStore {
     const byCategory = zeroCategories()
     const byRateLimitKind = zeroKinds()
     const byStatus: Record<string, number> = {}
+    const byProvider: Record<string, number> = {}
     const byModel = new Map<string | null, { total: number; byCategory: Partial<Record<Category, number>> }>()
     const tops = new Map<number, TopAgg>()
     for (const [id, a] of perSeries) {
@@ -961,6 +969,7 @@ export class EventStore {
       if (kind !== null) byRateLimitKind[kind] = (byRateLimitKind[kind] ?? 0) + n
       const sk = series.status === null ? NO_STATUS : String(series.status)
       byStatus[sk] = (byStatus[sk] ?? 0) + n
+      if (series.provider !== null) byProvider[series.provider] = (byProvider[series.provider] ?? 0) + n
       let m = byModel.get(series.model)
       if (m === undefined) {
         m = { total: 0, byCategory: {} }
@@ -1012,6 +1021,7 @@ export class EventStore {
       byCategory,
       byRateLimitKind,
       byStatus,
+      byProvider,
       byModel: models,
       top,
       timeline: timeline.map((b): TimelineBucket => ({ start: iso(b.start), byCategory: b.byCategory })),
@@ -1032,9 +1042,21 @@ export class EventStore {
       .add("last_seen >= ?", q.state === "active" ? now - ACTIVE_MS : undefined)
       .add("last_seen < ?", q.state === "quiet" ? now - ACTIVE_MS : undefined)
       .add("last_seen >= ?", q.since)
+    // keyset pages, as for events: (lastSeen, id) of the last incident of the previous page
+    if (q.cursor !== undefined) {
+      const [lastSeen, id] = decodeKeyset("incidents", q.cursor)
+      if (!/^[0-9]{1,15}$/.test(id)) throw badCursor()
+      where.add("(last_seen, id) < (?, ?)", lastSeen, Number(id))
+    }
     const sql = `SELECT ${INCIDENT_COLUMNS} FROM incidents${where.sql} ORDER BY last_seen DESC, id DESC LIMIT ?`
-    const params = [...where.params, limit]
+    const params = [...where.params, limit + 1]
     const rows = this.statement(sql).all(...params) as IncidentRow[]
+    let nextCursor: string | null = null
+    if (rows.length > limit) {
+      rows.length = limit
+      const last = rows[limit - 1]!
+      nextCursor = encodeCursor("incidents", [last.last_seen, String(last.id)])
+    }
     return {
       incidents: rows.map((r): Incident => {
         const kind = r.rate_limit_kind as RateLimitKind | null
@@ -1059,7 +1081,7 @@ export class EventStore {
           sampleEventId: r.sample_event_id
         }
       }),
-      nextCursor: null
+      nextCursor
     }
   }
 

@@ -18,6 +18,7 @@ export interface ListEventsQuery {
   readonly rateLimitKind?: string | undefined
   readonly model?: string | undefined
   readonly service?: string | undefined
+  readonly provider?: string | undefined
   readonly status?: number | undefined
   readonly since?: number | undefined
   readonly until?: number | undefined
@@ -93,6 +94,8 @@ export interface Report {
   readonly byRateLimitKind: Record<RateLimitKind, number>
   /** HTTP status as a string; `"none"` for events without a status. Only statuses that occurred. */
   readonly byStatus: Record<string, number>
+  /** Failures by provider slug; events whose provider is not known are not counted here. */
+  readonly byProvider: Record<string, number>
   /** Sorted by total desc, then model. */
   readonly byModel: ReadonlyArray<ReportModel>
   /** Top 10 fingerprints by count inside the window. */
@@ -120,6 +123,8 @@ export interface IncidentsQuery {
   readonly since?: number | undefined
   /** Default 100, at most 1000. */
   readonly limit?: number | undefined
+  /** `nextCursor` of the previous page. */
+  readonly cursor?: string | undefined
   /** "Now" for the active/quiet split (default Date.now()). */
   readonly now?: number | undefined
 }
@@ -152,7 +157,7 @@ export interface Incident {
 
 export interface IncidentPage {
   readonly incidents: Incident[]
-  readonly nextCursor: null
+  readonly nextCursor: string | null
 }
 
 /** Start-up values of the Prometheus counters (CONTRACT section 9). */

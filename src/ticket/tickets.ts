@@ -205,8 +205,8 @@ export const listTickets = (
   q: { readonly state?: TicketState | undefined; readonly limit: number; readonly cursor?: number | undefined }
 ): Page<Ticket> => {
   const rows = statement(db, `SELECT * FROM tickets WHERE (@state IS NULL OR state = @state) AND (@cursor IS NULL OR seq < @cursor) ORDER BY seq DESC LIMIT @limit`)
-    .all({ state: q.state ?? null, cursor: q.cursor ?? null, limit: q.limit }) as Array<TicketRow>
-  return pageOf(rows, q.limit, rows.map(ticketOf))
+    .all({ state: q.state ?? null, cursor: q.cursor ?? null, limit: q.limit + 1 }) as Array<TicketRow>
+  return pageOf("tickets", rows, q.limit, (served) => served.map(ticketOf))
 }
 
 export const getTicket = (db: BetterSqlite3.Database, id: string): Ticket | null => {

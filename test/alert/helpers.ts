@@ -63,6 +63,7 @@ export const event = (over: Partial<FailureEvent> & { readonly at?: number } = {
     action: d.action,
     fingerprint: "",
     bodyNotJson: false,
+    provider: null as string | null,
     sample: `HTTP ${d.status} {"code":${JSON.stringify(d.code)},"message":${JSON.stringify(d.message)},"data":null}`
   }
   const { at: _at, ...rest } = over

@@ -156,7 +156,7 @@ const expectedReport = (hours: number, f: (s: Seed) => boolean = () => true) => 
   }
 }
 
-const REPORT_KEYS = ["alerts", "byCategory", "byModel", "byRateLimitKind", "byStatus", "ingest", "tickets", "timeline", "top", "total", "window"]
+const REPORT_KEYS = ["alerts", "byCategory", "byModel", "byProvider", "byRateLimitKind", "byStatus", "ingest", "tickets", "timeline", "top", "total", "window"]
 
 // ---------------------------------------------------------------------------------------------
 

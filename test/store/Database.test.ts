@@ -45,6 +45,36 @@ describe("Database migrations", () => {
     again.close()
   })
 
+  it("moves a database of the previous release (migrations 001-003, events stored) to the provider layout", async () => {
+    const file = path.join(tempDir(), "faultline.db")
+    const old = loadMigrations().filter((m) => m.version <= 3)
+    const { EventStore } = await import("../../src/store/EventStore.js")
+    const { ev } = await import("./fixtures.js")
+    // what the previous release wrote: its schema, one event through its series key
+    const before = openDatabase(file, old)
+    const cols = before.prepare("SELECT name FROM pragma_table_info('events')").pluck().all() as string[]
+    expect(cols).not.toContain("provider")
+    // (the previous store had no provider column: write the event as it did)
+    const e = ev({ at: Date.UTC(2026, 10, 21, 10), provider: null })
+    before.prepare("INSERT INTO events (id, occurred_at, ingested_at, source, line, service, status, code, message, model, request_id, endpoint, stream, category, rate_limit_kind, severity, retryable, action, fingerprint, body_not_json, sample) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(e.id, Date.parse(e.occurredAt), Date.parse(e.ingestedAt), e.source, e.line, e.service, e.status, e.code, e.message, e.model, e.requestId, e.endpoint, 0, e.category, e.rateLimitKind, e.severity, 1, e.action, e.fingerprint, 0, e.sample)
+    before.close()
+
+    const db = openDatabase(file)
+    const versions = db.prepare("SELECT version FROM schema_migrations ORDER BY version").pluck().all()
+    expect(versions).toEqual(loadMigrations().map((m) => m.version))
+    const store = new EventStore(db)
+    const got = store.getEvent(e.id)
+    expect(got).toMatchObject({ id: e.id, provider: null, model: e.model, category: e.category })
+    // new events carry their provider and can be filtered by it
+    const at = Date.UTC(2026, 10, 21, 11)
+    store.commit([{ source: "webhook", linesRead: 1, ignored: 0, checkpoint: null, events: [ev({ at, provider: "anthropic" })] }])
+    const page = store.listEvents({ provider: "anthropic", limit: 10, since: at - 1, until: at + 1 })
+    expect(page.events.map((x) => x.provider)).toEqual(["anthropic"])
+    expect(store.report({ since: at - 3_600_000, until: at + 3_600_000 }).byProvider).toEqual({ anthropic: 1 })
+    db.close()
+  })
+
   it("refuses a database whose schema is newer than this code, with a clear message", () => {
     const file = path.join(tempDir(), "faultline.db")
     openDatabase(file).close()

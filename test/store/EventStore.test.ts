@@ -8,8 +8,8 @@ import { Database } from "../../src/store/Database.js"
 import {
   EventStoreService,
   StoreQueryError,
-  decodeCursor,
-  encodeCursor,
+  decodeEventCursor,
+  encodeEventCursor,
   type EventStore,
   type ListEventsQuery
 } from "../../src/store/EventStore.js"
@@ -164,6 +164,7 @@ const dataset = (n: number, start: number, span: number, seed: number): FailureE
         code: pick([50603, "50603", null, 20012]),
         model: pick(MODELS),
         service: pick(SERVICES),
+        provider: pick(["siliconflow", "openai", null]),
         message: `failure ${pick(["a", "b", "c"])} after ${Math.floor(rnd() * 100)} ms`
       })
     )
@@ -176,6 +177,7 @@ interface Brute {
   byCategory: Record<string, number>
   byRateLimitKind: Record<string, number>
   byStatus: Record<string, number>
+  byProvider: Record<string, number>
   byModel: Array<{ model: string | null; total: number; byCategory: Record<string, number> }>
   timeline: Array<{ start: string; byCategory: Record<string, number> }>
   top: Map<string, { count: number; firstSeen: string; lastSeen: string }>
@@ -189,6 +191,7 @@ const brute = (events: ReadonlyArray<FailureEvent>, since: number, until: number
   const byCategory: Record<string, number> = Object.fromEntries(categories.map((c) => [c, 0]))
   const byRateLimitKind: Record<string, number> = Object.fromEntries(rateLimitKinds.map((k) => [k, 0]))
   const byStatus: Record<string, number> = {}
+  const byProvider: Record<string, number> = {}
   const models = new Map<string | null, { total: number; byCategory: Record<string, number> }>()
   const first = Math.floor(since / step) * step
   const timeline: Array<{ start: string; byCategory: Record<string, number> }> = []
@@ -202,6 +205,7 @@ const brute = (events: ReadonlyArray<FailureEvent>, since: number, until: number
     if (e.rateLimitKind !== null) byRateLimitKind[e.rateLimitKind]!++
     const sk = e.status === null ? "none" : String(e.status)
     byStatus[sk] = (byStatus[sk] ?? 0) + 1
+    if (e.provider !== null) byProvider[e.provider] = (byProvider[e.provider] ?? 0) + 1
     const m = models.get(e.model) ?? { total: 0, byCategory: {} }
     m.total++
     m.byCategory[e.category] = (m.byCategory[e.category] ?? 0) + 1
@@ -218,6 +222,7 @@ const brute = (events: ReadonlyArray<FailureEvent>, since: number, until: number
     byCategory,
     byRateLimitKind,
     byStatus,
+    byProvider,
     byModel: [...models]
       .map(([model, m]) => ({ model, ...m }))
       .sort((a, b) => b.total - a.total || (a.model ?? "").localeCompare(b.model ?? "")),
@@ -237,6 +242,7 @@ const expectReportMatches = (store: EventStore, events: ReadonlyArray<FailureEve
   expect(r.byCategory, label).toEqual(b.byCategory)
   expect(r.byRateLimitKind, label).toEqual(b.byRateLimitKind)
   expect(r.byStatus, label).toEqual(b.byStatus)
+  expect(r.byProvider, label).toEqual(b.byProvider)
   expect(r.byModel, label).toEqual(b.byModel)
   expect(r.timeline, label).toEqual(b.timeline)
   // top: the 10 largest counts, each with exact count and first/last seen inside the window
@@ -292,7 +298,7 @@ describe("EventStore.report", () => {
   it("has the contract's shape", () => {
     const r = store.report({ since: start, until: start + DAY })
     expect(Object.keys(r).sort()).toEqual(
-      ["alerts", "byCategory", "byModel", "byRateLimitKind", "byStatus", "ingest", "tickets", "timeline", "top", "total", "window"].sort()
+      ["alerts", "byCategory", "byModel", "byProvider", "byRateLimitKind", "byStatus", "ingest", "tickets", "timeline", "top", "total", "window"].sort()
     )
     expect(r.alerts).toEqual({ firing: 0 })
     expect(r.tickets).toEqual({ open: 0 })
@@ -392,7 +398,7 @@ describe("EventStore.report", () => {
       expect(page.events[0]).toEqual(events.filter((e) => e.category === "quota").sort(newestFirst)[0])
     })
 
-    it("rejects a cursor it did not make, and a bad limit", () => {
+    it("rejects a cursor it did not make, and a bad limit", async () => {
       const bad = [
         "not base64!",
         Buffer.from("{oops").toString("base64url"),
@@ -406,12 +412,37 @@ describe("EventStore.report", () => {
         expect((e as StoreQueryError).reason).toBe("bad_cursor")
       }
       expect((thrown(() => store.listEvents({ limit: 0 })) as StoreQueryError).reason).toBe("bad_limit")
-      expect(decodeCursor(encodeCursor(T0, "evt_é"))).toEqual([T0, "evt_é"])
+      expect(decodeEventCursor(encodeEventCursor(T0, "evt_é"))).toEqual([T0, "evt_é"])
+      // a cursor of another list, or a well-formed position without the check, is refused too
+      const { encodeCursor } = await import("../../src/store/cursor.js")
+      for (const cursor of [encodeCursor("incidents", [T0, "evt_1"]), Buffer.from(JSON.stringify(["events", [T0, "evt_1"], "xxxxxxxx"])).toString("base64url")]) {
+        expect((thrown(() => store.listEvents({ limit: 10, cursor })) as StoreQueryError).reason).toBe("bad_cursor")
+      }
     })
   })
 })
 
 describe("EventStore.incidents", () => {
+  it("pages with limit + nextCursor: every incident exactly once, most recently seen first", () => {
+    const { store } = openStore()
+    const events = Array.from({ length: 23 }, (_, i) => ev({ at: T0 + (i % 7) * MINUTE, message: `distinct failure ${"x".repeat(i)}`, model: `m-${i}` }))
+    store.commit([batch(events)])
+    const all = store.incidents({ limit: 1000, now: T0 }).incidents.map((i) => i.fingerprint)
+    expect(all).toHaveLength(23)
+    const seen: string[] = []
+    let cursor: string | undefined
+    let pages = 0
+    do {
+      const page = store.incidents({ limit: 5, cursor, now: T0 })
+      seen.push(...page.incidents.map((i) => i.fingerprint))
+      cursor = page.nextCursor ?? undefined
+      pages++
+    } while (cursor !== undefined && pages < 20)
+    expect(seen).toEqual(all)
+    expect(pages).toBe(5)
+    expect(() => store.incidents({ limit: 5, cursor: "forged" })).toThrow(StoreQueryError)
+  })
+
   it("groups by fingerprint with all-time count, first/last seen and the latest sample", () => {
     const { store } = openStore()
     const late = ev({ at: T0 + 50 * MINUTE, message: "boom 2", sample: "latest sample" })
@@ -447,7 +478,7 @@ describe("EventStore.incidents", () => {
     expect(store.incidents({ state: "active", now }).incidents.map((i) => i.fingerprint)).toEqual([late.fingerprint])
     expect(store.incidents({ state: "quiet", now }).incidents.map((i) => i.fingerprint)).toEqual([old.fingerprint])
     expect(store.incidents({ since: T0, now }).incidents).toHaveLength(1)
-    expect(store.incidents({ limit: 1, now })).toEqual({ incidents: [all[0]], nextCursor: null })
+    expect(store.incidents({ limit: 1, now })).toEqual({ incidents: [all[0]], nextCursor: expect.any(String) })
   })
 })
 

@@ -59,6 +59,7 @@ export const ev = (over: Partial<FailureEvent> & { at: number }): FailureEvent =
     action: `action for ${category}`,
     bodyNotJson: false,
     sample: `{"status":${status},"seq":${seq}}`,
+    provider: null,
     ...rest,
     category,
     rateLimitKind,
