@@ -8,36 +8,46 @@
 
 export const REDACTED = "<redacted>"
 
-const SCHEMES = new Set(["bearer", "basic", "token", "digest"])
-
-/** Header-shaped secrets: `Authorization: Bearer x`, `"authorization":"Bearer x"`, `-H 'x-api-key: x'`, `\"api-key\":\"x\"`. */
-const HEADER_RE =
-  /((?:proxy-)?authorization|(?:x-(?:goog-)?)?api-key)(\\?["']?[ \t]{0,8}[:=][ \t]{0,8}(?:\[[ \t]{0,8})?\\?["']?[ \t]{0,8})(?:(bearer|basic|token|digest)([ \t]{1,8}))?([^\s"'\\,;}<>[\]{]+)/gi
+/*
+ * The model: a credential is the value that follows a credential-named key, in whatever syntax
+ * the parser itself understands — JSON (plain, escaped, double-escaped, HTML- or \u-escaped),
+ * Python literals and bytes, header lines, header tuples and `{"name", "value"}` pairs, logfmt,
+ * env files, YAML, query strings raw and URL-encoded, command-line flags, XML — with `:` `=` `：`
+ * `=>` as separators and whatever the authorization scheme (`Bearer`, `Basic`, `Key`, `ApiKey`,
+ * `SSWS` …); plus the key shapes of the providers in the catalogue, found anywhere.
+ *
+ * A name is found by one linear regex; everything after it is read by hand (`valueAfter`), a
+ * bounded number of characters, so no input can make the work grow faster than the text.
+ */
 
 /**
- * JSON / dict / JS-object fields whose string value is a secret. The names are `apikey`,
- * `authorization`, `password`, `passwd`, `[access_|refresh_|id_|auth_]token`, `[client_]secret`,
- * each after a non-word character, and `api_key` / `api-key` / `apikey` after up to four
- * `word_` segments (`openai_api_key`). Those segments are checked by a lookbehind once
- * `api…key` has matched, rather than tried at every letter of the text (3.5x faster on records;
- * test/core/redact.test.ts checks it redacts exactly what `(?:[A-Za-z0-9]{1,32}_){0,4}api…` did).
+ * The last word of a credential name. Compound ones (`apikey`, `password`) may follow any
+ * identifier (`openaiApiKey`, `DB_PASSWORD`); bare ones (`key`, `token`, `secret`, `sig`) only a
+ * `_`/`-` segment or a camelCase hump (`x-auth-token`, `accessToken`), so that `monkey` and
+ * `turkey` are not keys. Chinese names (密钥 key, 秘钥, 令牌 token, 密码 password) as they are.
  */
-export const FIELD_RE =
-  /((?:(?<![A-Za-z0-9_-])(?:apikey|authorization|password|passwd|(?:access_|refresh_|id_|auth_)?token|(?:client_)?secret)|api[_-]?key(?<=(?:^|[^A-Za-z0-9_-])(?:[A-Za-z0-9]{1,32}_){0,4}api[_-]?key))\\?["']?[ \t]{0,4}:[ \t]{0,4})(\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')/gi
+const NAME_RE =
+  /api[-_ ]?key|apikey|(?:proxy-)?authorization|passw(?:or)?d|passphrase|pwd|pass|credentials?|signature|cookie|secret|token|key|sig|ssws|密钥|秘钥|令牌|密码/gi
 
-/** `Bearer <token>` anywhere. */
-const BEARER_RE = /(?<![A-Za-z0-9_])(bearer)([ \t]{1,8})([A-Za-z0-9\-._~+/]+=*)/gi
-const BEARER_PROSE = new Set(["token", "tokens", "auth", "authentication", "authorization", "scheme", "header"])
+const COMPOUND = new Set(["apikey", "authorization", "proxyauthorization", "password", "passwd", "passphrase", "credential", "credentials", "signature", "cookie"])
+const SCHEME_NAMES = new Set(["authorization", "proxyauthorization"])
+const SCHEMES = new Set(["bearer", "basic", "token", "digest", "key", "apikey", "api-key", "ssws", "hmac", "sharedkey", "negotiate", "aws4-hmac-sha256"])
 
-/** `sk-...` style keys (OpenAI, Anthropic `sk-ant-`, project keys `sk-proj-`), Groq `gsk_`, xAI, Perplexity, NVIDIA, Google `AIza`. */
-const KEY_RE = /(?<![A-Za-z0-9_-])(?:(?:sk|gsk|xai|pplx|nvapi)[-_][A-Za-z0-9_-]{13,}|AIza[0-9A-Za-z_-]{30,})/g
+/** One pass that finds whether any pattern can match (most records have nothing to redact). */
+const GATE_RE = /key|authori|bearer|token|passw|pwd|secret|credential|signature|cookie|sig|ssws|sk[-_]|xai-|pplx-|nvapi-|aiza|hf_|r8_|akia|eyj|gh[ps]_|xox[bp]-|:\/\/[^\s/@]{1,128}@|密钥|秘钥|令牌|密码|[0-9a-f]{32}\./i
 
-/** `api_key=...`, `apikey=...`, `key=...`, `token=...` query and key-value pairs (optionally quoted). */
-const KV_RE =
-  /(?<![A-Za-z0-9_])((?:[A-Za-z0-9]{1,32}_){0,4}api[_-]?key|apikey|key|access[_-]?token|auth[_-]?token|token|password|passwd|secret|client[_-]?secret)(=\\?["']?)([^\s&"'\\,;<>)\]}]+)/gi
+/** `Bearer <token>` anywhere (also `Bearer\u0020x`, `Bearer%20x`). */
+const BEARER_RE = /(?<![A-Za-z0-9_])(bearer)((?:[ \t]|\\{1,8}u0020|%20|\+){1,8})([A-Za-z0-9\-._~+/]+=*)/gi
+const BEARER_PROSE = new Set(["token", "tokens", "auth", "authentication", "authorization", "scheme", "header", "and", "or", "is", "the"])
 
-/** One pass that finds whether any pattern below can match (most records have nothing to redact). */
-const GATE_RE = /key|authori|bearer|token|passw|secret|sk[-_]|xai-|pplx-|nvapi-|aiza|:\/\/[^\s/@]{1,128}@/i
+/**
+ * Key shapes, found anywhere: `sk-…` (OpenAI, Anthropic `sk-ant-`, OpenRouter `sk-or-`, DeepSeek,
+ * DashScope …), Groq `gsk_`, xAI, Perplexity, NVIDIA, Google `AIza`, Hugging Face `hf_`,
+ * Replicate `r8_`, Fireworks `fw_`, AWS access key ids, GitHub and Slack tokens, JWTs (Zhipu signs
+ * its calls with them) and Zhipu's `<32 hex>.<secret>` keys.
+ */
+const KEY_RE =
+  /(?<![A-Za-z0-9_-])(?:(?:sk|gsk|xai|pplx|nvapi|hf|r8|fw|ghp|ghs|github_pat|xoxb|xoxp)[-_][A-Za-z0-9_-]{13,}|AIza[0-9A-Za-z_-]{30,}|(?:AKIA|ASIA)[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}|[0-9a-f]{32}\.[A-Za-z0-9]{8,})/g
 
 /** `scheme://user:password@host`. */
 const USERINFO_RE = /(\/\/[^\s/:@"']{1,128}:)([^\s/@"']{1,256})@/g
@@ -45,47 +55,250 @@ const USERINFO_RE = /(\/\/[^\s/:@"']{1,128}:)([^\s/@"']{1,256})@/g
 /** Replace secrets in `text` by `<redacted>`. Idempotent; returns `text` itself when nothing matched. */
 export function redact(text: string): string {
   if (!GATE_RE.test(text)) return text
-  const lower = text.toLowerCase()
-  let out = text
-  const hasKey = lower.indexOf("key") !== -1
-  const hasAuth = lower.indexOf("authorization") !== -1
-  if (
-    hasKey || hasAuth || lower.indexOf("token") !== -1 || lower.indexOf("passw") !== -1 ||
-    lower.indexOf("secret") !== -1
-  ) {
-    out = out.replace(FIELD_RE, replaceField)
-  }
-  if (hasAuth || lower.indexOf("api-key") !== -1) out = out.replace(HEADER_RE, replaceHeader)
+  let out = redactNamed(text)
+  const lower = out.toLowerCase()
   if (lower.indexOf("bearer") !== -1) out = out.replace(BEARER_RE, replaceBearer)
-  if (
-    lower.indexOf("sk-") !== -1 || lower.indexOf("sk_") !== -1 || lower.indexOf("xai-") !== -1 ||
-    lower.indexOf("pplx-") !== -1 || lower.indexOf("nvapi-") !== -1 || lower.indexOf("aiza") !== -1
-  ) {
-    out = out.replace(KEY_RE, REDACTED)
-  }
-  if (lower.indexOf("=") !== -1 && (hasKey || lower.indexOf("token") !== -1 || lower.indexOf("passw") !== -1 || lower.indexOf("secret") !== -1)) {
-    out = out.replace(KV_RE, replaceKv)
-  }
+  out = out.replace(KEY_RE, REDACTED)
   if (lower.indexOf("@") !== -1 && lower.indexOf("://") !== -1) out = out.replace(USERINFO_RE, `$1${REDACTED}@`)
   return out
-}
-
-function replaceField(_m: string, head: string, value: string): string {
-  const q = value.startsWith("\\\"") ? "\\\"" : value[0]
-  return `${head}${q}${REDACTED}${q}`
-}
-
-function replaceHeader(m: string, name: string, sep: string, scheme: string | undefined, sp: string | undefined, value: string): string {
-  if (scheme === undefined && SCHEMES.has(value.toLowerCase())) return m
-  return `${name}${sep}${scheme === undefined ? "" : scheme + sp}${REDACTED}`
 }
 
 function replaceBearer(m: string, word: string, sp: string, value: string): string {
   return BEARER_PROSE.has(value.toLowerCase()) ? m : `${word}${sp}${REDACTED}`
 }
 
-function replaceKv(_m: string, name: string, sep: string, _value: string): string {
-  return `${name}${sep}${REDACTED}`
+const isAlnum = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
+const isUpper = (c: number): boolean => c >= 65 && c <= 90
+const isHex = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102)
+const isIdent = (c: number): boolean => isAlnum(c) || c === 95 || c === 45
+
+/** Does the name found at [start, end) stand as a credential key of its own (not `monkey`, not `tokens`)? */
+function nameAt(text: string, start: number, end: number, word: string): boolean {
+  if (word.charCodeAt(0) > 127) return true
+  const after = text.charCodeAt(end)
+  if (isAlnum(after) || after === 95 /* _ */) return false
+  if (after === 45 /* - */ && isAlnum(text.charCodeAt(end + 1))) return false
+  const before = text.charCodeAt(start - 1)
+  if (start === 0 || !isAlnum(before)) return true
+  // an escaped or URL-encoded delimiter before it: \u0022key, %22key, %3Fkey=, %26api_key=
+  if (start >= 3 && text.charCodeAt(start - 3) === 37 /* % */ && isHex(text.charCodeAt(start - 2)) && isHex(before)) return true
+  if (start >= 6 && text.charCodeAt(start - 6) === 92 && text.charCodeAt(start - 5) === 117 /* \u */) return true
+  // a name glued to a word before it: compound names after anything, bare ones after a camel hump
+  const w = word.toLowerCase().replace(/[-_ ]/g, "")
+  if (COMPOUND.has(w)) return true
+  return isUpper(text.charCodeAt(start)) && !isUpper(before)
+}
+
+/** Every credential-named key's value, redacted. */
+function redactNamed(text: string): string {
+  NAME_RE.lastIndex = 0
+  let out = ""
+  let last = 0
+  let m: RegExpExecArray | null
+  let budget = 4096
+  while ((m = NAME_RE.exec(text)) !== null && budget-- > 0) {
+    const start = m.index
+    const end = start + m[0].length
+    if (!nameAt(text, start, end, m[0])) continue
+    const name = m[0].toLowerCase().replace(/[-_ ]/g, "")
+    const v = valueAfter(text, start, end, name)
+    if (v === null) continue
+    out += text.slice(last, v.from) + REDACTED
+    last = v.to
+    NAME_RE.lastIndex = Math.max(v.to, end)
+  }
+  return last === 0 ? text : out + text.slice(last)
+}
+
+// ---- reading what follows a name, by hand and bounded ----------------------------------------
+
+/** A quote in any escaping: `"`, `'`, `` ` ``, `\"`, `\\\"`, `%22`, `%27`, `&quot;`, `&#39;`, `\u0022`. Returns its length or 0. */
+function quoteAt(text: string, i: number): number {
+  let j = i
+  while (j < text.length && j - i < 8 && text.charCodeAt(j) === 92 /* \ */) j++
+  const c = text.charCodeAt(j)
+  if (c === 34 || c === 39 || c === 96) return j + 1 - i
+  if (j > i) {
+    // \u0022, \u0027 (after any backslashes)
+    if (text.startsWith("u0022", j) || text.startsWith("u0027", j)) return j + 5 - i
+    return 0
+  }
+  if (c === 37 /* % */ && (text.startsWith("%22", i) || text.startsWith("%27", i))) return 3
+  if (c === 38 /* & */) {
+    if (text.startsWith("&quot;", i)) return 6
+    if (text.startsWith("&#39;", i) || text.startsWith("&#34;", i)) return 5
+  }
+  return 0
+}
+
+/** Blanks in any escaping: space, tab, `\u0020`, `%20`, `\t`, `&nbsp;`. Returns the index after them. */
+function skipBlanks(text: string, i: number): number {
+  for (let n = 0; n < 16 && i < text.length; n++) {
+    const c = text.charCodeAt(i)
+    if (c === 32 || c === 9 || c === 0x3000) i++
+    else if (c === 92) {
+      // \u0020 or \t behind any number of escaping backslashes
+      let j = i
+      while (j < text.length && j - i < 8 && text.charCodeAt(j) === 92) j++
+      if (text.startsWith("u0020", j)) i = j + 5
+      else if (text.charCodeAt(j) === 116 /* t */) i = j + 1
+      else break
+    }
+    else if (c === 37 && text.startsWith("%20", i)) i += 3
+    else if (c === 38 && text.startsWith("&nbsp;", i)) i += 6
+    else break
+  }
+  return i
+}
+
+/** A key/value separator: `:` `=` `：` `＝` `=>` `->` `%3A` `%3D` `\u003a` `\u003d`. Returns its length or 0. */
+function separatorAt(text: string, i: number): number {
+  const c = text.charCodeAt(i)
+  if (c === 58 /* : */ || c === 0xff1a /* ： */ || c === 0xff1d /* ＝ */) return 1
+  if (c === 61 /* = */) return text.charCodeAt(i + 1) === 62 ? 2 : 1
+  if (c === 45 /* - */ && text.charCodeAt(i + 1) === 62) return 2
+  if (c === 37 /* % */) {
+    const a = text.charCodeAt(i + 1)
+    const b = text.charCodeAt(i + 2) | 0x20
+    if (a === 51 && (b === 97 || b === 100)) return 3
+  }
+  if (c === 92 /* \ */ && text.charCodeAt(i + 1) === 117 /* u */ && text.startsWith("003", i + 2)) {
+    const b = text.charCodeAt(i + 5) | 0x20
+    if (b === 97 || b === 100) return 6
+  }
+  return 0
+}
+
+/** Does a value stop here: blanks, quotes, brackets, `,;&|`, escapes, URL-encoded delimiters. */
+function endsValue(text: string, i: number): boolean {
+  const c = text.charCodeAt(i)
+  if (c <= 32 || c === 0x3000 || c === 0xff0c /* ， */ || c === 0xff1b /* ； */) return true
+  switch (c) {
+    case 34: case 39: case 96: case 44: case 59: case 38: case 124: case 60: case 62:
+    case 40: case 41: case 123: case 125: case 91: case 93: case 92:
+      return true
+    case 37: {
+      // %22 %27 %2C %3B %26 %20 %0A
+      const a = text.charCodeAt(i + 1)
+      const b = text.charCodeAt(i + 2) | 0x20
+      return (a === 50 && (b === 50 || b === 55 || b === 99 || b === 54 || b === 48)) || (a === 51 && b === 98) || (a === 48 && b === 97)
+    }
+  }
+  return false
+}
+
+const MAX_VALUE = 8192
+const NOT_SECRET = new Set(["null", "none", "nil", "undefined", "true", "false", "redacted", "<redacted>"])
+
+/**
+ * Where the value of the credential name at [start, end) lies, or null when what follows is not
+ * a value (prose, another key, an empty or placeholder value).
+ */
+function valueAfter(text: string, start: number, end: number, name: string): { from: number; to: number } | null {
+  let i = end
+  const closing = quoteAt(text, i)
+  const quoted = closing > 0
+  i += closing
+  i = skipBlanks(text, i)
+  let sep = separatorAt(text, i)
+  let pair = false
+  if (sep === 0 && quoted && text.charCodeAt(i) === 44 /* , */) {
+    // a header tuple or pair: ('x-api-key', 'v'), ["authorization", "Bearer v"], {"name": "api-key", "value": "v"}
+    sep = 1
+    pair = true
+  }
+  // where the whole identifier starts (`x-api-key`, `--DB_PASSWORD`, `<access_token>`)
+  let k = start
+  while (k > 0 && start - k < 64 && (isAlnum(text.charCodeAt(k - 1)) || text.charCodeAt(k - 1) === 95 || (text.charCodeAt(k - 1) === 45 && isAlnum(text.charCodeAt(k - 2))))) k--
+  if (sep === 0 && text.charCodeAt(i) === 62 /* > */ && text.charCodeAt(k - 1) === 60 /* < */) sep = 1 // <apiKey>v</apiKey>
+  if (sep === 0) {
+    // a command-line flag: --api-key v, -token v
+    const flag = text.charCodeAt(k - 1) === 45 && i > end && !quoted
+    if (!flag) return null
+  }
+  i += sep
+  i = skipBlanks(text, i)
+  if (pair) {
+    // `"value": ` of a name/value pair object
+    const q = quoteAt(text, i)
+    const k = i + q
+    if (/^(?:value|val|v)\b/i.test(text.slice(k, k + 6))) {
+      let j = k + (text.slice(k, k + 5).toLowerCase() === "value" ? 5 : text.slice(k, k + 3).toLowerCase() === "val" ? 3 : 1)
+      j += quoteAt(text, j)
+      j = skipBlanks(text, j)
+      const s2 = separatorAt(text, j)
+      if (s2 > 0) i = skipBlanks(text, j + s2)
+    }
+  }
+  // opening quotes and brackets, Python bytes: b'…', ["…"]
+  for (let n = 0; n < 4; n++) {
+    const c = text.charCodeAt(i)
+    if ((c === 98 || c === 66) && quoteAt(text, i + 1) > 0 && !isIdent(text.charCodeAt(i - 1))) i += 1
+    const q = quoteAt(text, i)
+    if (q > 0) {
+      i = skipBlanks(text, i + q)
+      continue
+    }
+    if (c === 91 /* [ */ || c === 40 /* ( */) {
+      i = skipBlanks(text, i + 1)
+      continue
+    }
+    break
+  }
+  let from = i
+  let to = name === "cookie" ? scanCookie(text, from) : scanValue(text, from)
+  if (to === from) return null
+  // an authorization scheme (`Bearer x`, `Key x`, `SSWS x`): keep the scheme word, redact what follows
+  const word = text.slice(from, to)
+  const next = skipBlanks(text, to)
+  if (next > to || text.charCodeAt(to) === 43 /* + */) {
+    const after = next > to ? next : to + 1
+    const isScheme = SCHEMES.has(word.toLowerCase()) || (SCHEME_NAMES.has(name) && /^[A-Za-z][A-Za-z0-9-]{1,24}$/.test(word))
+    if (isScheme) {
+      if (text.startsWith(REDACTED, after)) return null // already redacted: idempotent
+      const to2 = scanValue(text, after)
+      if (to2 > after) {
+        // `Token token="x"`: the value is itself a key — let the scan find it
+        if (quoteAt(text, to2) > 0 && /^[A-Za-z_][A-Za-z0-9_]{0,40}=$/.test(text.slice(after, to2))) return null
+        from = after
+        to = to2
+      }
+    }
+  }
+  if (pair && followedByKeySeparator(text, to)) return null // `"api_key", "code": …`: a list of names, not a pair
+  const value = text.slice(from, to)
+  const lower = value.toLowerCase()
+  if (NOT_SECRET.has(lower) || lower.startsWith("<redacted")) return null
+  if (/^[0-9]{1,11}$/.test(value)) return null // `max_token: 4096`
+  if (!quoted && sep === 0 && value.startsWith("-")) return null // `--token --verbose`
+  if (pair === false && sep > 0 && /^[:=]/.test(value)) return null
+  return { from, to }
+}
+
+function scanValue(text: string, from: number): number {
+  let to = from
+  const max = Math.min(text.length, from + MAX_VALUE)
+  while (to < max && !endsValue(text, to)) to++
+  return to
+}
+
+/** A cookie header's value is every pair up to the end of the line or the string. */
+function scanCookie(text: string, from: number): number {
+  let to = from
+  const max = Math.min(text.length, from + MAX_VALUE)
+  for (; to < max; to++) {
+    const c = text.charCodeAt(to)
+    if (c === 10 || c === 13 || c === 34 || c === 39 || c === 92) break
+  }
+  return to
+}
+
+/** After a value and its closing quote, a `:` means it was a key (`"api_key", "code": 1`). */
+function followedByKeySeparator(text: string, i: number): boolean {
+  i += quoteAt(text, i)
+  i = skipBlanks(text, i)
+  const c = text.charCodeAt(i)
+  return c === 58 || c === 0xff1a
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -241,9 +454,19 @@ function scanArray(text: string, open: number, escaped: boolean): { end: number;
 // ---------------------------------------------------------------------------------------------
 // Structured values (webhook objects): redact by walking, not by rewriting serialized JSON.
 
-/** Keys whose value is a secret whatever its type (`OPENAI_API_KEY`, `x-api-key`, `password`...). */
-const SECRET_KEY_RE =
-  /^(?:[a-z0-9]{1,32}[_-]){0,4}(?:api[_-]?key|apikey|authorization|password|passwd|secret|client[_-]?secret|(?:access|refresh|id|auth)[_-]?token|token)$/i
+/** Is an object key (a whole identifier) a credential name: `OPENAI_API_KEY`, `x-api-key`, `accessToken`, `password`? */
+export function isSecretName(key: string): boolean {
+  if (key.length === 0 || key.length > 128) return false
+  NAME_RE.lastIndex = 0
+  let m: RegExpExecArray | null
+  let found = false
+  while ((m = NAME_RE.exec(key)) !== null) {
+    const end = m.index + m[0].length
+    // the name must end the key and stand as a name of its own
+    if (end === key.length && nameAt(key, m.index, end, m[0])) found = true
+  }
+  return found
+}
 
 /** Objects nested deeper than this are replaced by a placeholder (no stack overflow, no loss of the rest). */
 export const MAX_VALUE_DEPTH = 64
@@ -263,11 +486,23 @@ export function redactValue(value: unknown): { readonly value: unknown; readonly
     }
     if (v === null || typeof v !== "object") return v
     if (depth >= MAX_VALUE_DEPTH) return "<too deep>"
-    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1))
+    if (Array.isArray(v)) {
+      // a header pair: ["x-api-key", "v"]
+      if (v.length === 2 && typeof v[0] === "string" && isSecretName(v[0]) && v[1] !== null) return [v[0], REDACTED]
+      return v.map((x) => walk(x, depth + 1))
+    }
     // no prototype: a `__proto__` key of the sender's JSON stays a key, not this object's prototype
     const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-      if (SECRET_KEY_RE.test(k)) out[k] = x === null ? null : REDACTED
+    // a header object: {"name": "x-api-key", "value": "v"}
+    const rec = v as Record<string, unknown>
+    const pairName = rec["name"] ?? rec["key"] ?? rec["header"]
+    const secretPair = typeof pairName === "string" && isSecretName(pairName)
+    for (const [k, x] of Object.entries(rec)) {
+      if (secretPair && (k === "value" || k === "values" || k === "val") && x !== null) {
+        out[k] = REDACTED
+        continue
+      }
+      if (isSecretName(k)) out[k] = x === null ? null : REDACTED
       else if (k === "messages" && Array.isArray(x)) {
         if (count === null) count = x.length
         out[k] = [`<redacted: ${x.length} messages>`]

@@ -64,7 +64,21 @@ const T = {
   fieldPassword: plant("tail/JSON password", "f"),
   prompt: plant("tail/chat messages content", "MY-PRIVATE-PROMPT-"),
   promptSystem: plant("tail/chat messages content (system)", "MY-PRIVATE-PROMPT-"),
-  pyPrompt: plant("tail/chat messages in a Python dict", "MY-PRIVATE-PROMPT-")
+  pyPrompt: plant("tail/chat messages in a Python dict", "MY-PRIVATE-PROMPT-"),
+  // the forms a hostile check found leaking (issue 17), and some it did not name
+  authKey: plant("tail/Authorization: Key X", "k"),
+  authApiKey: plant("tail/Authorization: ApiKey X", "k"),
+  authSsws: plant("tail/Authorization: SSWS X", "k"),
+  pyBytes: plant("tail/x-api-key as a Python tuple of bytes", "b"),
+  colon: plant("tail/api_key: X with a colon", "c"),
+  urlEncoded: plant("tail/URL-encoded api_key%3DX", "u"),
+  fullWidth: plant("tail/full-width colon api_key：X", "w"),
+  doubleEscaped: plant("tail/double-escaped JSON apiKey", "d"),
+  bearerU0020: plant("tail/Bearer\\u0020X in a JSON string", "j"),
+  envVar: plant("tail/OPENAI_API_KEY=X", "v"),
+  cliFlag: plant("tail/--api-key X", "l"),
+  googKey: plant("tail/x-goog-api-key header", "g"),
+  zhipuKey: plant("tail/Zhipu id.secret key shape", "")
 }
 
 const now = (): string => new Date().toISOString()
@@ -124,7 +138,12 @@ const TAIL_RECORDS: ReadonlyArray<string> = [
     request: { model: "gpt-4o", messages: [{ role: "system", content: T.promptSystem }, { role: "user", content: T.prompt }], stream: false },
     body: { code: 50000, message: "Internal error", data: null }
   }),
-  `${now()} ERROR app - openai.InternalServerError: Error code: 500 - {'error': {'message': 'Internal error'}} ${mark("tail/python request", "prompt")} request={'model': 'gpt-4o', 'messages': [{'role': 'user', 'content': '${T.pyPrompt}'}]}`
+  `${now()} ERROR app - openai.InternalServerError: Error code: 500 - {'error': {'message': 'Internal error'}} ${mark("tail/python request", "prompt")} request={'model': 'gpt-4o', 'messages': [{'role': 'user', 'content': '${T.pyPrompt}'}]}`,
+  `${now()} ERROR gw - HTTP 401 ${mark("tail/auth schemes")} {"code":20001,"message":"Invalid token","data":null} Authorization: Key ${T.authKey}; upstream Authorization: ApiKey ${T.authApiKey}; okta Authorization: SSWS ${T.authSsws}`,
+  `${now()} ERROR httpx - HTTP 401 ${mark("tail/python bytes headers")} {"code":20001,"message":"Invalid token","data":null} headers=[(b'x-api-key', b'${T.pyBytes}'), (b'accept', b'*/*')]`,
+  `${now()} ERROR app - HTTP 401 ${mark("tail/yaml and url-encoded")} {"code":20001,"message":"Invalid token","data":null} config api_key: ${T.colon} next=%2Fv1%3Fapi_key%3D${T.urlEncoded}%26x%3D1 密钥 api_key：${T.fullWidth}`,
+  JSON.stringify({ level: "error", msg: `call failed ${mark("tail/double-escaped")}`, status: 401, detail: JSON.stringify(JSON.stringify({ apiKey: T.doubleEscaped })), headers: "Authorization: Bearer\\u0020" + T.bearerU0020, body: { code: 20001, message: "Invalid token" } }),
+  `${now()} ERROR cli - HTTP 500 ${mark("tail/env and flags")} {"code":50000,"message":"Internal error","data":null} started with OPENAI_API_KEY=${T.envVar} llm --api-key ${T.cliFlag} -H 'x-goog-api-key: ${T.googKey}' zhipu key 0123456789abcdef0123456789abcdef.${T.zhipuKey}`
 ]
 
 // ---- POST /v1/events ------------------------------------------------------------------------
@@ -152,7 +171,10 @@ const W = {
   nSk: plant("webhook NDJSON structured/sk- in message", "sk-"),
   nRawApikey: plant("webhook NDJSON raw/&apikey= in URL", "q"),
   nRawXKey: plant("webhook NDJSON raw/x-api-key header", "xk"),
-  nPrompt: plant("webhook NDJSON structured/chat messages content", "MY-PRIVATE-PROMPT-")
+  nPrompt: plant("webhook NDJSON structured/chat messages content", "MY-PRIVATE-PROMPT-"),
+  sPairArray: plant("webhook structured/header pairs as arrays", "p"),
+  sPairObject: plant("webhook structured/header {name, value} objects", "p"),
+  sCamel: plant("webhook structured/openaiApiKey field", "f")
 }
 
 const WEBHOOK_JSON: ReadonlyArray<Record<string, unknown>> = [
@@ -174,6 +196,13 @@ const WEBHOOK_JSON: ReadonlyArray<Record<string, unknown>> = [
     apiKey: W.sApiKeyCamel,
     token: W.sToken,
     password: W.sPassword,
+    service: "chat-api"
+  },
+  {
+    id: `wh-${rnd()}`,
+    status: 401,
+    message: `Invalid token ${mark("webhook structured/header pairs")}`,
+    request: { headers: [["X-Api-Key", W.sPairArray], { name: "Authorization", value: `ApiKey ${W.sPairObject}` }], openaiApiKey: W.sCamel },
     service: "chat-api"
   },
   { id: `wh-${rnd()}`, error: `connect ECONNREFUSED 10.0.0.7:443 while calling https://api.example.com/v1/chat/completions?api_key=${W.sErrorApiKey} ${mark("webhook structured/transport")}`, service: "chat-api" },
