@@ -246,6 +246,9 @@ const KIND_ABBR_RE = /(?<![A-Za-z0-9])(RPM|RPH|RPD|TPM|TPD|IPM|IPD)(?![A-Za-z0-9
 const KIND_WORDS_RE = /\b(requests?|tokens?|images?)(?:\s{1,4}|[_-]?)per(?:\s{1,4}|[_-]?)(?:1\s)?(min(?:ute)?s?|hour|day)(?![a-z])/i
 const KIND_DAILY_RE = /\bdaily (?:\w+ )?(request|token|image)s?\b|\b(request|token|image)s? per day\b/i
 const KIND_ZH_RE = /(每分钟|每小时|每日|每天|当日|今日)/
+/** The resource and the period apart: Anthropic's "request tokens has exceeded your per-minute rate limit". */
+const KIND_TOKENS_GAP_RE = /\btokens?\b[^.\n]{0,48}?\bper[- ](min(?:ute)?|hour|day)\b/i
+const KIND_REQUESTS_GAP_RE = /\brequests?\b[^.\n]{0,48}?\bper[- ](min(?:ute)?|hour|day)\b/i
 
 /** RPM/RPH/RPD/TPM/TPD/IPM/IPD named by abbreviation or in words (English, Chinese); else `unknown`. */
 export function rateLimitKindOf(text: string): RateLimitKind {
@@ -255,6 +258,10 @@ export function rateLimitKindOf(text: string): RateLimitKind {
   if (words !== null) return kindOf(words[1], words[2])
   const daily = KIND_DAILY_RE.exec(text)
   if (daily !== null) return kindOf(daily[1] ?? daily[2] ?? "request", "day")
+  const tokens = KIND_TOKENS_GAP_RE.exec(text)
+  if (tokens !== null) return kindOf("token", tokens[1])
+  const requests = KIND_REQUESTS_GAP_RE.exec(text)
+  if (requests !== null) return kindOf("request", requests[1])
   const zh = KIND_ZH_RE.exec(text)
   if (zh !== null) {
     const unit = zh[1] === "每分钟" ? "min" : zh[1] === "每小时" ? "hour" : "day"

@@ -49,7 +49,8 @@ export const IncidentsQuery = Schema.Struct({
 export const windowOf = (q: { since?: string | undefined; until?: string | undefined }, now = Date.now()): { since: number; until: number } => {
   const until = q.until === undefined ? now : parseInstantOrAgo(q.until, now)!
   const since = q.since === undefined ? until - DAY : parseInstantOrAgo(q.since, now)!
-  if (since > until) throw new HttpFailure({ status: 400, code: "bad_query", message: "since is after until" })
+  // one rule for every endpoint with a window: it must hold time (`since=0m` is an empty window)
+  if (since >= until) throw new HttpFailure({ status: 400, code: "bad_query", message: "the window is empty: since must be before until" })
   return { since, until }
 }
 

@@ -51,15 +51,31 @@ export const openDatabase = (file: string, migrations: ReadonlyArray<Migration> 
     // let the callers' retry schedules (async) do the waiting, so the daemon keeps answering.
     db.pragma("busy_timeout = 100")
   } catch (e) {
-    throw new DatabaseError({ reason: "open", message: `cannot open database ${file}: ${(e as Error).message}` })
+    throw new DatabaseError({ reason: "open", message: openFailure(file, e) })
   }
   try {
     migrate(db, migrations)
   } catch (e) {
     db.close()
-    throw e
+    if (e instanceof DatabaseError) throw e
+    throw new DatabaseError({ reason: "open", message: openFailure(file, e) })
   }
   return db
+}
+
+/** One line: the path, what SQLite said, and what to do about it. */
+const openFailure = (file: string, e: unknown): string => {
+  const said = e instanceof Error ? e.message : String(e)
+  const hint = /readonly|read-only|permission denied|access/i.test(said)
+    ? "the file or its folder is not writable by this user: give faultline write access, or set database.path (FAULTLINE_DB) to a writable place"
+    : /unable to open/i.test(said)
+      ? "check that the folder exists and this user may create files in it, or set database.path (FAULTLINE_DB)"
+      : /not a database|malformed|corrupt/i.test(said)
+        ? "the file is not a faultline database or it is damaged: set database.path (FAULTLINE_DB) to another file"
+        : /locked|busy/i.test(said)
+          ? "another process holds the database: stop it, or set database.path (FAULTLINE_DB) to another file"
+          : "set database.path (FAULTLINE_DB) to a writable SQLite file"
+  return `cannot open database ${file}: ${said} (${hint})`
 }
 
 const statements = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>()

@@ -252,10 +252,25 @@ describe("the read API over seeded events", () => {
       expect(r.body, q).toEqual({ error: { code: expect.any(String), message: expect.stringMatching(/\S/) } })
       expect(r.body.error.code, q).toBe("bad_query")
     }
-    for (const q of ["since=yesterday", "until=soon", "since=7d&until=30d"]) {
+    for (const q of ["since=yesterday", "until=soon", "since=7d&until=30d", "since=0m"]) {
       const r = await get(d, `/v1/report?${q}`)
       expect(r.status, `report ${q}: ${r.text}`).toBe(400)
       expect(r.body.error.code).toBe("bad_query")
+    }
+    // one rule for every windowed endpoint: an empty window is refused by all alike
+    for (const route of ["/v1/events", "/v1/report"]) {
+      const r = await get(d, `${route}?since=0m`)
+      expect(r.status, `${route}: ${r.text}`).toBe(400)
+      expect(r.body.error.message).toMatch(/since must be before until/)
+    }
+    // and a cursor forged by hand or taken from another list is refused by every list
+    const other = (await get(d, "/v1/incidents?limit=1")).body.nextCursor as string
+    expect(other).toEqual(expect.any(String))
+    for (const route of ["/v1/events", "/v1/incidents", "/v1/alerts", "/v1/tickets", "/v1/notifications", "/v1/silences"]) {
+      for (const cursor of ["12345", Buffer.from('["events",[1,"x"],"forged!!"]').toString("base64url"), route === "/v1/incidents" ? "x" : other]) {
+        const r = await get(d, `${route}?cursor=${encodeURIComponent(cursor)}`)
+        expect(r.status, `${route} cursor=${cursor}: ${r.text}`).toBe(400)
+      }
     }
   })
 
@@ -348,6 +363,17 @@ describe("the read API over seeded events", () => {
     expect(r.status).toBe(200)
     const incidents: any[] = r.body.incidents
     expect(r.body.nextCursor).toBeNull()
+    // pages of two reach every incident exactly once, in the same order
+    const paged: string[] = []
+    let cursor: string | null = null
+    for (let i = 0; i < 50; i++) {
+      const page: Answer = await get(d, `/v1/incidents?limit=2${cursor === null ? "" : `&cursor=${cursor}`}`)
+      expect(page.status, page.text).toBe(200)
+      paged.push(...page.body.incidents.map((x: any) => x.fingerprint))
+      cursor = page.body.nextCursor
+      if (cursor === null) break
+    }
+    expect(paged).toEqual(incidents.map((x) => x.fingerprint))
     const distinct = new Set(seeds.map((s) => events.get(s.id).fingerprint))
     expect(incidents.map((i) => i.fingerprint).sort()).toEqual([...distinct].sort())
     expect(incidents.reduce((n, i) => n + i.count, 0)).toBe(seeds.length)
@@ -359,6 +385,25 @@ describe("the read API over seeded events", () => {
     expect(se.sample).toContain("Request id")
     const tpm = incidents.find((i) => i.fingerprint === events.get("rl-tpm-1").fingerprint)
     expect(tpm).toMatchObject({ count: 2, category: "rate_limit", kind: "TPM", firstSeen: occurredAt.get("rl-old"), lastSeen: occurredAt.get("rl-tpm-1") })
+  })
+
+  it("tells the provider of a failure, filters events by it and counts it in the report and /metrics", async () => {
+    const body = [
+      { id: "pv-1", raw: "anthropic.RateLimitError: Error code: 429 - {'type': 'error', 'error': {'type': 'rate_limit_error', 'message': 'Number of request tokens has exceeded your per-minute rate limit'}}" },
+      { id: "pv-2", raw: 'POST https://api.openai.com/v1/chat/completions -> 401 {"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}' }
+    ]
+    const posted = await d.fetch("/v1/events", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+    expect(posted.status).toBe(202)
+    const anthropic = await waitFor("the anthropic event", async () => {
+      const r = await d.json<{ events: any[] }>("/v1/events?provider=anthropic")
+      return r.events.length === 1 ? r.events : undefined
+    }, 30_000)
+    expect(anthropic[0]).toMatchObject({ id: "pv-1", provider: "anthropic", category: "rate_limit", rateLimitKind: "TPM" })
+    expect((await d.json<{ events: any[] }>("/v1/events?provider=openai")).events.map((e) => e.id)).toEqual(["pv-2"])
+    const rep = await d.json<{ byProvider: Record<string, number> }>("/v1/report")
+    expect(rep.byProvider).toMatchObject({ anthropic: 1, openai: 1 })
+    const metrics = await (await d.fetch("/metrics")).text()
+    expect(metrics).toMatch(/faultline_failures_total\{[^}]*provider="anthropic"[^}]*\} 1/)
   })
 
   it("serves /openapi.json, a JSON 404 for unknown routes, /healthz and /readyz", async () => {

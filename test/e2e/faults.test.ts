@@ -531,6 +531,46 @@ describe("storage faults", () => {
 
 // ---------------------------------------------------------------------------------------------
 
+describe("a database faultline may not write", () => {
+  // root writes through any mode bits: run the daemon as `nobody` when this machine can (CI runs as root)
+  const asNobody = process.getuid?.() === 0 && fs.existsSync("/usr/bin/setpriv")
+
+  it.runIf(asNobody)("a read-only database file: exit 1, one line naming the path and what to do, no stack trace", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fl-ro-"))
+    const db = path.join(dir, "faultline.db")
+    new BetterSqlite3(db).close()
+    fs.writeFileSync(path.join(dir, "app.log"), "2026-11-21 10:00:00 ERROR HTTP 500 {\"code\":50000,\"message\":\"x\"}\n")
+    fs.chmodSync(db, 0o444)
+    fs.chmodSync(dir, 0o555)
+    try {
+      let code = 0
+      let stderr = ""
+      try {
+        execFileSync("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, cliPath, "replay", path.join(dir, "app.log")], {
+          cwd: dir,
+          env: { PATH: process.env["PATH"] ?? "", FAULTLINE_DB: db },
+          stdio: ["ignore", "pipe", "pipe"],
+          timeout: 60_000
+        })
+      } catch (e) {
+        const err = e as { status: number | null; stderr: Buffer }
+        code = err.status ?? -1
+        stderr = err.stderr.toString()
+      }
+      expect(code, stderr).toBe(1)
+      const lines = stderr.trimEnd().split("\n")
+      expect(lines, stderr).toHaveLength(1)
+      expect(lines[0]).toContain(db)
+      expect(lines[0]).toMatch(/readonly|read-only/)
+      expect(lines[0]).toMatch(/FAULTLINE_DB/)
+      expect(stderr).not.toMatch(/\n\s+at /)
+    } finally {
+      fs.chmodSync(dir, 0o755)
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
 describe("kill -9", () => {
   it("in the middle of a 50k-line file: after restart every failure is stored exactly once and every line counted once", async () => {
     const dir = newDir("k9batch")
