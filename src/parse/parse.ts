@@ -132,7 +132,7 @@ function isRawMessage(o: Record<string, unknown>): boolean {
 // The resolver: a failed call or not
 
 const LLM_CONTEXT_RE =
-  /openai|anthropic|litellm|\bllm|\bgpt|claude|gemini|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|moonshot|zhipu|\/v\d+\/|completions|embeddings|\bchat\b|\bmodels?\b|\bapi\b|RateLimitError|APIConnectionError|APITimeoutError|模型/i
+  /openai|anthropic|litellm|\bllm|\bgpt|claude|gemini|generative ?ai|genai|bedrock|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|moonshot|zhipu|\/v\d+\/|completions|embeddings|\bchat\b|\bmodels?\b|\bapi\b|RateLimitError|APIConnectionError|APITimeoutError|模型/i
 
 const LLM_WORDS_RE =
   /openai|anthropic|litellm|\bllm|\bgpt|claude|gemini|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|completions|embeddings|\bmodels?\b|模型/i

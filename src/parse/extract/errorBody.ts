@@ -67,7 +67,7 @@ export function readBody(o: Record<string, unknown>, d: Draft, depth: number): b
   }
   const type = str(o["type"])
   if (type !== null && type !== "error") setErrorType(d, type)
-  const status = toStatus(o["status"]) ?? toStatus(o["statusCode"])
+  const status = toStatus(o["status"]) ?? toStatus(o["statusCode"]) ?? httpStatusOf(o)
   if (status !== null) setBodyStatus(d, status)
   else grpcStatusOf(o["status"], d)
   const title = str(o["title"])
@@ -90,11 +90,24 @@ export function readErrorMember(err: Record<string, unknown>, d: Draft, depth: n
   }
   const type = str(err["type"])
   if (type !== null) setErrorType(d, type)
-  const status = toStatus(err["status"])
+  const status = toStatus(err["status"]) ?? httpStatusOf(err)
   if (status !== null) setBodyStatus(d, status)
   else grpcStatusOf(err["status"], d)
   d.from = outer
   return message !== null || code !== null || type !== null
+}
+
+/**
+ * The HTTP status under the other names bodies and serialized exceptions give it: `http_code`
+ * (MiniMax), `http_status`, `httpStatus`, `status_code`, `httpStatusCode` and the AWS SDK v3's
+ * `$metadata.httpStatusCode`.
+ */
+export function httpStatusOf(o: Record<string, unknown>): number | null {
+  const meta = o["$metadata"]
+  return (
+    toStatus(o["http_code"]) ?? toStatus(o["http_status"]) ?? toStatus(o["httpStatus"]) ?? toStatus(o["status_code"]) ??
+    toStatus(o["httpStatusCode"]) ?? (isRecord(meta) ? toStatus(meta["httpStatusCode"]) : null)
+  )
 }
 
 /** A body message, which may itself be a JSON body serialized into the string. */
@@ -119,7 +132,7 @@ interface FoundBody {
   readonly end: number
 }
 
-const BODY_KEYS = ["error", "code", "message", "msg", "detail", "status", "error_msg", "errorMessage", "title", "statusCode"]
+const BODY_KEYS = ["error", "code", "message", "msg", "detail", "status", "error_msg", "errorMessage", "title", "statusCode", "$metadata", "http_code", "http_status"]
 
 const MAX_BODY_TRIES = 8
 

@@ -147,17 +147,29 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
     const line = restOfLine(s, start).replace(LOG_PREFIX_RE, "").trim().replace(LEADING_STATUS_RE, "")
     if (line !== "") return line + wrappedTail(s, line, start + restOfLine(s, start).length + 1)
   }
+  // the first line that says something failed (a logger header, an INFO line or the command
+  // typed above it is not the message), else the first line that is not a title
   let from = 0
-  for (let lines = 0; lines < 8 && from < s.length; lines++) {
+  let first: string | null = null
+  for (let lines = 0; lines < 16 && from < s.length; lines++) {
     const nl = s.indexOf("\n", from)
     const line = s.slice(from, nl === -1 ? s.length : nl).replace(LOG_PREFIX_RE, "").trim()
     // a title line (`Error`, `错误`) above the message, as dialogs and UIs print it
-    if (line !== "" && (nl === -1 || !TITLE_LINE_RE.test(line))) return nl === -1 ? line : line + wrappedTail(s, line, nl + 1)
+    if (line !== "" && (nl === -1 || !TITLE_LINE_RE.test(line))) {
+      const whole = nl === -1 ? line : line + wrappedTail(s, line, nl + 1)
+      if (nl === -1 && first === null) return whole
+      if (FAILURE_LINE_RE.test(line)) return whole
+      first ??= whole
+    }
     if (nl === -1) break
     from = nl + 1
   }
-  return null
+  return first
 }
+
+/** A line that says something failed: the message line of a multi-line record. */
+const FAILURE_LINE_RE =
+  /\b(?:error|err|fail(?:ed|ure|s)?|exception|denied|invalid|refused|timed? ?out|exceeded|limit(?:ed)?|unauthori[sz]ed|forbidden|unavailable|overloaded|not found|expired|insufficient)\b|错误|失败|异常|超时|拒绝|不足|限流|上限|无效|非法/i
 
 /** `openai.OpenAIError: The api_key client option must be set …` at a line's start. */
 const EXCEPTION_LINE_RE = /^[ \t]{0,8}(?:[A-Za-z_][\w]{0,60}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception)[ \t]{0,4}:[ \t]{0,4}(\S[^\n]{0,2000})$/gm

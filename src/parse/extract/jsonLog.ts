@@ -24,7 +24,12 @@ const STATUS_PATHS: ReadonlyArray<ReadonlyArray<string>> = [
   ["err", "status"],
   ["err", "statusCode"],
   ["error", "status"],
-  ["error", "statusCode"]
+  ["error", "statusCode"],
+  ["$metadata", "httpStatusCode"],
+  ["http_status"],
+  ["httpStatus"],
+  ["error", "$metadata", "httpStatusCode"],
+  ["err", "$metadata", "httpStatusCode"]
 ]
 
 const BODY_PATHS: ReadonlyArray<ReadonlyArray<string>> = [
@@ -50,6 +55,16 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
   if (depth > MAX_DEPTH) return
   const outer = d.from
   if (outer !== "webhook") d.from = "json-log"
+  // a serialized AWS SDK exception: `{"name": "ThrottlingException", "$fault": "client", "$metadata": {…}}`
+  const awsName = str(o["__type"]) ?? (o["$fault"] !== undefined || isRecord(o["$metadata"]) ? str(o["name"]) ?? str(o["Code"]) : null)
+  if (awsName !== null) {
+    const name = awsName.slice(awsName.lastIndexOf("#") + 1)
+    if (EXCEPTION_NAME_RE.test(name)) {
+      setCode(d, name)
+      setClass(d, name)
+      d.explicitCode = true
+    }
+  }
   for (const path of STATUS_PATHS) {
     if (d.status !== null) break
     setStatus(d, toStatus(getPath(o, path)))
@@ -87,8 +102,27 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
     const v = o[k]
     if (typeof v === "string" && v !== "") readMessageText(v, d, depth + 1)
   }
+  // an error kept under a key of the application's own (`system_error`, `$error`, `cause`,
+  // `lastError`): read when nothing above said what failed
+  if (d.message === null && d.status === null && !d.hasBody) {
+    let n = 0
+    for (const k in o) {
+      if (n >= 4) break
+      if (k === "error" || k === "err" || !OWN_ERROR_KEY_RE.test(k)) continue
+      const v = o[k]
+      if (typeof v === "string" && v.length > 8) {
+        n++
+        readText(lastExceptionLine(v), d, depth + 1)
+      } else if (isRecord(v)) {
+        n++
+        readErrorObject(v, d, depth + 1)
+      }
+    }
+  }
   d.from = outer
 }
+
+const OWN_ERROR_KEY_RE = /error|exception|cause|fail|trace/i
 
 /**
  * A log or exception message: parsed as text, unless status and error body are already known,
@@ -201,9 +235,13 @@ function scanObjectHints(root: Record<string, unknown>, d: Draft): void {
   }
 }
 
+/** An exception's class name in `name` (`ThrottlingException`, `TypeError`) is not a service. */
+const EXCEPTION_NAME_RE = /^[A-Z][A-Za-z]{1,60}(?:Exception|Error)$/
+
 function serviceOf(o: Record<string, unknown>): string | null {
   for (const k of SERVICE_KEYS) {
     const v = o[k]
+    if (k === "name" && typeof v === "string" && EXCEPTION_NAME_RE.test(v)) continue
     if (typeof v === "string" && v !== "" && v.length <= 200) return v
     if (k === "service" && isRecord(v)) {
       const name = str(v["name"])

@@ -8,13 +8,44 @@ const ERROR_CODE_RE = /\berror[ _-]?code\b["']?[ \t]{0,3}[:=]?[ \t]{0,3}["']?(\d
 
 const REFERENCE_RE = /\berror reference number:?[ \t]{0,3}(\d{3,6})\b/i
 
+/**
+ * AWS error codes as the SDKs print them (the corpus labels them as the code): botocore's
+ * `An error occurred (ThrottlingException) when calling the InvokeModel operation`, the header
+ * `x-amzn-ErrorType: AccessDeniedException:…`, the Go SDK v2's `…, ValidationException: …`, and
+ * a serialized exception's `"__type"`, `"name"` or `"Code"` (`"name": "ThrottlingException"`).
+ */
+const AWS_CODE_RE =
+  /An error occurred \(([A-Z][A-Za-z]{2,60})\) when calling|x-amzn-ErrorType:[ \t]{0,3}([A-Z][A-Za-z]{2,60}(?:Exception|Error))|(?:https response error|api error) [^\n]{0,200}?\b([A-Z][A-Za-z]{2,60}Exception):|["'](?:__type|name|Code|code)["'][ \t]{0,3}:[ \t]{0,3}["'](?:[\w.]{1,60}#)?([A-Z][A-Za-z]{2,60}Exception)["']/
+
+const SERVICE_CODE_TEXT_RE = /(?<![\w-])(?:error_?)?code[ \t]{0,2}[:=][ \t]{0,2}(\d{4,7})(?![\w.])/i
+
+/** The Go SDK v2's `https response error StatusCode: 429, RequestID: …`. */
+const AWS_STATUS_RE = /\bStatusCode: ([45]\d\d),/
+
 export function readExplicitCodes(s: string, d: Draft): void {
+  if (s.indexOf("Exception") !== -1 || s.indexOf("An error occurred (") !== -1) {
+    const aws = AWS_CODE_RE.exec(s.length > 16384 ? s.slice(0, 16384) : s)
+    if (aws !== null) {
+      setCode(d, aws[1] ?? aws[2] ?? aws[3] ?? aws[4]!)
+      d.explicitCode = true
+    }
+    const st = AWS_STATUS_RE.exec(s)
+    if (st !== null) setBodyStatus(d, Number(st[1]))
+  }
   const ref = REFERENCE_RE.exec(s)
   if (ref !== null) {
     const n = Number(ref[1])
     setCode(d, n)
     d.explicitCode = true
     setBodyStatus(d, n)
+  }
+  // a service's own numeric code in prose: `code: 336003, msg: …` (Qianfan), `code=1113`
+  if (d.code === null && s.indexOf("code") !== -1) {
+    const c = SERVICE_CODE_TEXT_RE.exec(s)
+    if (c !== null) {
+      setCode(d, Number(c[1]))
+      d.explicitCode = true
+    }
   }
   const ec = ERROR_CODE_RE.exec(s)
   if (ec !== null) {

@@ -3,9 +3,9 @@
  * `429 Too Many Requests`) or named only by its reason phrase. Shared with the pre-filter.
  */
 
-const STATUS_CANDIDATE_RE = /(?<![\w.\/+\-]|\d[,:])([45]\d\d)(?![\w]|[.,:]\d)/g
+const STATUS_CANDIDATE_RE = /(?<![\w.\/+\-]|\d[,:])([45]\d\d)(?![0-9_]|[.,:]\d)/g
 
-const LEFT_SKIP = new Set([32, 9, 58, 61, 91, 40, 34, 39, 44, 35, 0xff1a, 0x3010, 0xff08])
+const LEFT_SKIP = new Set([32, 9, 58, 61, 91, 40, 34, 39, 44, 35, 62, 0xff1a, 0x3010, 0xff08])
 
 const LEFT_KEYWORDS = ["status", "satus", "code", "http", "error", "err", "failed", "failure", "exception", "response", "错误", "失败", "状态", "码", "返回", "异常"]
 
@@ -15,7 +15,7 @@ const REASONS = [
   "bad request", "unauthorized", "payment required", "forbidden", "not found", "method not allowed",
   "not acceptable", "request timeout", "request time-out", "conflict", "gone", "payload too large",
   "request entity too large", "unsupported media type", "unprocessable", "too many requests",
-  "internal server error", "internal error", "server error", "client error", "page not found", "not implemented", "bad gateway",
+  "internal server error", "internal error", "an internal error", "server error", "client error", "page not found", "not implemented", "bad gateway",
   "service unavailable", "service temporarily unavailable", "gateway timeout", "gateway time-out",
   "web server", "connection timed out", "origin is unreachable", "a timeout occurred",
   "ssl handshake failed", "invalid ssl certificate", "unavailable", "resource_exhausted",
@@ -43,7 +43,7 @@ const REASON_ONLY: ReadonlyArray<readonly [string, number]> = [
 ]
 
 /** `UPSTREAM_503`, `HTTP_429` tokens; `Rate limit exceeded (429)`: a status in parentheses after failure words. */
-const TAGGED_STATUS_RE = /(?:\b(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused) \()([45]\d\d)(?![\w.])/i
+const TAGGED_STATUS_RE = /(?:(?:\b|_)(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused|rejected) \()([45]\d\d)(?![\w.])/i
 
 /** The status shown in `s` and where; `index` -1: named only by its reason phrase. */
 export function findStatus(s: string, skipFrom: number, skipTo: number): { status: number; index: number } | null {
@@ -57,7 +57,9 @@ export function findStatus(s: string, skipFrom: number, skipTo: number): { statu
       STATUS_CANDIDATE_RE.lastIndex = skipTo
       continue
     }
-    if (leftKeyword(s, i) || rightReason(s, i + 3) || lineStartStatus(s, i)) return { status: Number(m[1]), index: i }
+    // glued to the words after it (`status code 429This request …`): only a status keyword before it counts
+    const glued = isLetter(s.charCodeAt(i + 3))
+    if (glued ? leftKeyword(s, i) : leftKeyword(s, i) || rightReason(s, i + 3) || lineStartStatus(s, i)) return { status: Number(m[1]), index: i }
   }
   const tagged = TAGGED_STATUS_RE.exec(s.length > 8192 ? s.slice(0, 8192) : s)
   if (tagged !== null) return { status: Number(tagged[1]), index: tagged.index + tagged[0].length - 3 }
@@ -127,6 +129,10 @@ export function lineStartStatus(s: string, i: number): boolean {
   const q = s.charCodeAt(i + 4)
   const c = q === 34 ? s.charCodeAt(i + 5) : q
   return c >= 65 && c <= 90
+}
+
+function isLetter(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
 }
 
 function isWordOrCjk(c: number): boolean {

@@ -11,7 +11,7 @@ const TRANSPORT_NAME_RE =
 
 /** Transport failure phrases, grouped by first letter so the regex engine checks each position once. */
 const TRANSPORT_PHRASE_RE =
-  /t(?:imed out|imeout of \d+ ?ms exceeded|emporary failure in name resolution|ls handshake|unneling socket)|c(?:onnection (?:error|refused|reset|aborted)|ertificate (?:verify failed|has expired|is not valid))|s(?:ocket hang up|elf[- ]signed certificate|sl routines)|n(?:ame or service not known|odename nor servname|etwork is unreachable|o route to host)|fetch failed|other side closed|premature close|client network socket disconnected|getaddrinfo|handshake failure|proxy (?:error|authentication required)|unable to verify|wrong version number/i
+  /connect(?:ion)? timeout|(?:read|request|connect) timed out|请求超时|连接超时|网络错误|t(?:imed out|imeout of \d+ ?ms exceeded|emporary failure in name resolution|ls handshake|unneling socket)|c(?:onnection (?:error|refused|reset|aborted)|ertificate (?:verify failed|has expired|is not valid))|s(?:ocket hang up|elf[- ]signed certificate|sl routines)|n(?:ame or service not known|odename nor servname|etwork is unreachable|o route to host)|fetch failed|other side closed|premature close|client network socket disconnected|getaddrinfo|handshake failure|proxy (?:error|authentication required)|unable to verify|wrong version number/i
 
 /** The transport failure named in `s` (ECONNREFUSED, `socket hang up`, TLS, DNS, proxy ...), or null. */
 export function transportSignature(s: string): string | null {
