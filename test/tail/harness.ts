@@ -4,7 +4,7 @@
  * tailer that can be stopped (its scope closed: nothing is drained, like kill -9) and
  * started again on the committed checkpoints.
  */
-import { Effect, Exit, Scope } from "effect"
+import { Effect, Exit, Logger, Scope } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -97,6 +97,13 @@ export interface StartOptions {
   readonly cwd: string
   readonly firstStart?: boolean
   readonly tuning?: Partial<Pick<TailerDeps, "idleFlushMs" | "maxBatchLines" | "pollIntervalMs" | "rescanIntervalMs" | "rotateWaitMs">>
+  /** Collect what the tailer logs here (instead of the console). */
+  readonly logs?: Array<LogEntry>
+}
+
+export interface LogEntry {
+  readonly level: string
+  readonly message: string
 }
 
 /**
@@ -130,7 +137,12 @@ export const startTailer = async (store: MemoryStore, opts: StartOptions): Promi
     scanWorkerFile,
     ...opts.tuning
   }
-  const handle = await Effect.runPromise(runTailer(deps).pipe(Scope.extend(scope)))
+  const logs = opts.logs
+  const capture = Logger.make(({ logLevel, message }) => {
+    logs?.push({ level: logLevel.label, message: String(Array.isArray(message) ? message[0] : message) })
+  })
+  const tailer = logs === undefined ? runTailer(deps) : runTailer(deps).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, capture)))
+  const handle = await Effect.runPromise(tailer.pipe(Scope.extend(scope)))
   return {
     handle,
     stop: () => Effect.runPromise(Scope.close(scope, Exit.void)),

@@ -1,8 +1,11 @@
 /**
  * Model-based test of the tailer: random sequences of append / append a partial line /
- * rotate by rename / copytruncate / stop / start, applied to real files while the tailer
- * runs, then the failures stored are compared with the failures written (each written
- * failure carries a unique request id, and its line number is known).
+ * append a line longer than 1 MiB (whole or partial) / rotate by rename / copytruncate /
+ * stop / start / add a folder holding symlinks back up the tree (loops under the `**` glob) /
+ * lock or unlock a folder (chmod 000; a no-op as root, which permissions do not stop),
+ * applied to real files while the tailer runs, then the failures stored are compared with the
+ * failures written (each written failure carries a unique request id, and its line number is
+ * known: an over-long line counts as one line).
  *
  * What the model expects is what the contract promises: every failure line written is
  * stored once, with its line number. Where a loss is inherent to the operation (copytruncate
@@ -20,6 +23,12 @@ type Kind = "fail" | "info" | "dump"
 type Op =
   | { readonly t: "append"; readonly lines: ReadonlyArray<Kind> }
   | { readonly t: "partial"; readonly cut: number }
+  /** One line of `kb` KiB (more than the tailer's 1 MiB cut), whole or without its last bytes. */
+  | { readonly t: "long"; readonly fail: boolean; readonly kb: number; readonly partial: boolean }
+  /** A new folder under the tailed tree holding `up -> ..` and `top -> ../..` (above the base). */
+  | { readonly t: "loop" }
+  | { readonly t: "lock" }
+  | { readonly t: "unlock" }
   | { readonly t: "rotate" }
   | { readonly t: "truncate" }
   | { readonly t: "stop" }
@@ -28,6 +37,13 @@ type Op =
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ t: fc.constant("append" as const), lines: fc.array(fc.constantFrom<Kind>("fail", "info", "dump"), { minLength: 1, maxLength: 30 }) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant("partial" as const), cut: fc.integer({ min: 1, max: 220 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ t: fc.constant("long" as const), fail: fc.boolean(), kb: fc.integer({ min: 1025, max: 2600 }), partial: fc.boolean() })
+  },
+  { weight: 1, arbitrary: fc.constant({ t: "loop" as const }) },
+  { weight: 1, arbitrary: fc.constant({ t: "lock" as const }) },
+  { weight: 1, arbitrary: fc.constant({ t: "unlock" as const }) },
   { weight: 2, arbitrary: fc.constant({ t: "rotate" as const }) },
   { weight: 1, arbitrary: fc.constant({ t: "truncate" as const }) },
   { weight: 2, arbitrary: fc.constant({ t: "stop" as const }) },
@@ -45,14 +61,23 @@ const keyOf = (file: string): string | null => {
 
 const runScenario = async (ops: ReadonlyArray<Op>): Promise<void> => {
   const dir = tempDir()
-  const file = path.join(dir, "app.log")
+  const logs = path.join(dir, "logs")
+  const file = path.join(logs, "app.log")
+  const locked = path.join(logs, "locked")
+  fs.mkdirSync(locked, { recursive: true })
   const store = new MemoryStore()
-  const opts = { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" as const }], tuning: { idleFlushMs: 60, rotateWaitMs: 300, maxBatchLines: 40 } }
+  const opts = {
+    cwd: dir,
+    specs: [{ path: "logs/**/*.log", startAt: "beginning" as const }],
+    tuning: { idleFlushMs: 60, rotateWaitMs: 300, maxBatchLines: 40, rescanIntervalMs: 200 }
+  }
   /** request id -> line number of its record */
   const expected = new Map<string, number>()
   let lines = 0
-  let partial: { readonly id: string; readonly rest: string; readonly line: number } | null = null
+  /** An unfinished line (its id null when it is no failure). */
+  let partial: { readonly id: string | null; readonly rest: string; readonly line: number } | null = null
   let rotations = 0
+  let loops = 0
   let tailer: Running | null = await startTailer(store, opts)
 
   const allStored = (): boolean => [...expected.keys()].every((id) => store.byRid(id).length > 0)
@@ -62,7 +87,7 @@ const runScenario = async (ops: ReadonlyArray<Op>): Promise<void> => {
   }
   const completePartial = (): string => {
     if (partial === null) return ""
-    expected.set(partial.id, partial.line)
+    if (partial.id !== null) expected.set(partial.id, partial.line)
     lines++
     const text = `${partial.rest}\n`
     partial = null
@@ -101,6 +126,38 @@ const runScenario = async (ops: ReadonlyArray<Op>): Promise<void> => {
           partial = { id, rest: line.slice(cut), line: lines + 1 }
           break
         }
+        case "long": {
+          let text = completePartial()
+          const id = rid()
+          const line = `${op.fail ? failLine(id) : infoLine(id)} ${"L".repeat(op.kb * 1024)}`
+          if (op.partial) {
+            // the rest (and the newline) comes with the next append, rotation or the end
+            const cut = line.length - 100
+            fs.appendFileSync(file, text + line.slice(0, cut))
+            partial = { id: op.fail ? id : null, rest: line.slice(cut), line: lines + 1 }
+            break
+          }
+          text += `${line}\n`
+          if (op.fail) expected.set(id, lines + 1)
+          lines++
+          fs.appendFileSync(file, text)
+          break
+        }
+        case "loop": {
+          const d = path.join(logs, `d${++loops}`)
+          fs.mkdirSync(d)
+          fs.symlinkSync("..", path.join(d, "up"))
+          fs.symlinkSync("../..", path.join(d, "top"))
+          break
+        }
+        case "lock": {
+          fs.chmodSync(locked, 0o000)
+          break
+        }
+        case "unlock": {
+          fs.chmodSync(locked, 0o755)
+          break
+        }
         case "rotate": {
           if (keyOf(file) === null) break
           // a file rotated away before the tailer ever saw it cannot be found again
@@ -110,10 +167,10 @@ const runScenario = async (ops: ReadonlyArray<Op>): Promise<void> => {
             // the writer finishes its line but never writes the newline: that last line is read
             // when the old file is let go
             fs.appendFileSync(file, partial.rest)
-            expected.set(partial.id, partial.line)
+            if (partial.id !== null) expected.set(partial.id, partial.line)
             partial = null
           }
-          fs.renameSync(file, path.join(dir, `app.log.${++rotations}`))
+          fs.renameSync(file, path.join(logs, `app.log.${++rotations}`))
           lines = 0
           break
         }
@@ -160,6 +217,7 @@ const runScenario = async (ops: ReadonlyArray<Op>): Promise<void> => {
     expect(store.duplicates).toBe(0)
     for (const [id, line] of expected) expect([id, store.byRid(id)[0]!.line]).toEqual([id, line])
   } finally {
+    fs.chmodSync(locked, 0o755)
     if (tailer !== null) await tailer.stop()
   }
 }
@@ -191,6 +249,26 @@ describe.each(SCAN_MODES)("tailer model (%s)", (_mode, workerFile) => {
       { t: "stop" },
       { t: "append", lines: ["fail"] },
       { t: "start" }
+    ])
+  }, 60_000)
+
+  it("a fixed hostile sequence: symlink loops, a locked folder, over-long lines across a restart and a rotation", async () => {
+    await runScenario([
+      { t: "loop" },
+      { t: "lock" },
+      { t: "append", lines: ["fail", "info"] },
+      { t: "long", fail: false, kb: 3072, partial: false },
+      { t: "append", lines: ["fail", "dump"] },
+      { t: "long", fail: true, kb: 1500, partial: true },
+      { t: "stop" },
+      { t: "loop" },
+      { t: "start" },
+      { t: "append", lines: ["fail"] },
+      { t: "long", fail: true, kb: 2048, partial: true },
+      { t: "rotate" },
+      { t: "long", fail: true, kb: 1100, partial: false },
+      { t: "unlock" },
+      { t: "append", lines: ["fail"] }
     ])
   }, 60_000)
 })

@@ -58,10 +58,64 @@ describe("LineSplitter", () => {
     expect(lines[2]!.end).toBe(buf.length)
   })
 
-  it("cuts a line longer than maxLineBytes so memory stays bounded", () => {
+  it("cuts a line longer than maxLineBytes, and counts it as one line", () => {
     const { lines, rest } = splitAll([Buffer.from(`${"x".repeat(25)}\nok\n`)], { maxLineBytes: 10 })
-    expect(lines.map((l) => l.text)).toEqual(["x".repeat(10), "x".repeat(10), "xxxxx", "ok"])
+    expect(lines.map((l) => [l.text, l.lineNo, l.start, l.end])).toEqual([
+      ["x".repeat(10), 1, 0, 26],
+      ["ok", 2, 26, 29]
+    ])
     expect(rest).toBeNull()
+  })
+
+  it("an over-long line is one line whatever the reads: same text, number and extent, memory bounded", () => {
+    const data = Buffer.from(`a\n${"€".repeat(40)}yz\r\nb\n${"q".repeat(1000)}\n${"w".repeat(10)}\nc\n`)
+    const want = (chunkSize: number) => {
+      const { lines, rest } = splitAll([data], { chunkSize, maxLineBytes: 10 })
+      expect(rest).toBeNull()
+      return lines.map((l) => [l.text, l.lineNo, l.start, l.end])
+    }
+    const one = want(4096)
+    expect(one.map((l) => l[1])).toEqual([1, 2, 3, 4, 5, 6])
+    expect(one.map((l) => l[0])).toEqual(["a", `€€€${"\ufffd"}`, "b", "q".repeat(10), "w".repeat(10), "c"])
+    expect(one[one.length - 1]![3]).toBe(data.length)
+    for (const chunk of [1, 3, 7, 16]) expect(want(chunk), `chunk ${chunk}`).toEqual(one)
+  })
+
+  it("while an over-long line has no newline yet, the position stays at its start and no line is counted", () => {
+    const s = new LineSplitter(0, 1, 64, 100)
+    const feed = (text: string): Array<Line> => {
+      const out: Array<Line> = []
+      let off = 0
+      const b = Buffer.from(text)
+      while (off < b.length) {
+        const { buffer, at, length } = s.prepare()
+        const n = Math.min(length, b.length - off)
+        b.copy(buffer, at, off, off + n)
+        s.commit(n)
+        off += n
+        for (let l = s.next(); l !== null; l = s.next()) out.push(l)
+      }
+      return out
+    }
+    expect(feed("ok\n").map((l) => l.lineNo)).toEqual([1])
+    expect(feed("z".repeat(5000))).toEqual([])
+    expect(s.skipping).toBe(true)
+    expect([s.offset, s.line, s.readOffset]).toEqual([3, 2, 5003])
+    // bounded: the skipped bytes are not kept
+    expect(s.buffered).toBeLessThan(200)
+    const [long, next] = feed("z\nnext\n")
+    expect(long).toMatchObject({ text: "z".repeat(100), lineNo: 2, start: 3, end: 5005 })
+    expect(next).toMatchObject({ text: "next", lineNo: 3, start: 5005, end: 5010 })
+    expect([s.offset, s.line, s.skipping]).toEqual([5010, 4, false])
+    // the writer is gone in the middle of one: it is still one line
+    feed("y".repeat(300))
+    expect(s.rest()).toMatchObject({ text: "y".repeat(100), lineNo: 4, start: 5010, end: 5310 })
+    expect([s.offset, s.line]).toEqual([5310, 5])
+    // reset forgets a line being skipped
+    feed("v".repeat(300))
+    s.reset(5310, 5)
+    expect(s.skipping).toBe(false)
+    expect(feed("w\n")).toMatchObject([{ text: "w", lineNo: 5, start: 5310 }])
   })
 
   it("resumes at an offset with a line number", () => {

@@ -18,6 +18,7 @@ import {
   infoLine,
   MemoryStore,
   rid,
+  type LogEntry,
   type Running,
   SCAN_MODES,
   startTailer,
@@ -49,6 +50,8 @@ const expectExactly = (store: MemoryStore, expected: ReadonlyArray<string>): voi
   expect(store.rids()).toEqual([...expected].sort())
   expect(store.duplicates).toBe(0)
 }
+
+const MiB = 1024 * 1024
 
 const keyOf = (file: string): string => {
   const st = fs.statSync(file, { bigint: true })
@@ -379,6 +382,118 @@ describe.each(SCAN_MODES)("tailer (%s)", (_mode, workerFile) => {
     } finally {
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }
+  })
+
+  it("a line longer than 1 MiB counts as one line: the failures after it keep their numbers", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "app.log")
+    const store = new MemoryStore()
+    const t = await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" }] })
+    const [a, b, c] = [rid(), rid(), rid()]
+    // issue 17: after a 3 MiB line the next failure was reported as line 4
+    append(file, `${"x".repeat(3 * MiB)}\n${failLine(a)}\n`)
+    await waitFor("the failure after the 3 MiB line", sameRids(store, [a]))
+    expect(store.byRid(a)[0]!.line).toBe(2)
+    // a failure that is itself 2.5 MiB long: stored once, cut; the next line is line 4
+    append(file, `${failLine(b)} ${"€".repeat(Math.floor(MiB * 0.85))}\n${failLine(c)}\n`)
+    await waitFor("the long failure and the one after it", sameRids(store, [a, b, c]))
+    await t.drain()
+    expectExactly(store, [a, b, c])
+    expect(store.byRid(b)[0]!.line).toBe(3)
+    expect(store.byRid(c)[0]!.line).toBe(4)
+    expect(store.linesRead).toBe(4)
+    expect(store.checkpoints.get(keyOf(file))).toMatchObject({ offset: fs.statSync(file).size, line: 5 })
+  })
+
+  it("an over-long line still without its newline: not counted, and a restart (kill -9) resumes before it", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "app.log")
+    const store = new MemoryStore()
+    let t = await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" }] })
+    const [a, b, c] = [rid(), rid(), rid()]
+    const first = `${failLine(a)}\n`
+    append(file, `${first}${failLine(b)} ${"y".repeat(2 * MiB)}`)
+    await waitFor("the failure before the long line", sameRids(store, [a]))
+    await t.drain()
+    // the long line is consumed without being buffered, but the position stays at its start
+    expect(store.checkpoints.get(keyOf(file))).toMatchObject({ offset: Buffer.byteLength(first), line: 2 })
+    expect(store.linesRead).toBe(1)
+    await stop(t)
+    append(file, `${"y".repeat(MiB)}\n${failLine(c)}\n`)
+    t = await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" }] })
+    await waitFor("the long failure and the one after it", sameRids(store, [a, b, c]))
+    await t.drain()
+    expectExactly(store, [a, b, c])
+    expect([store.byRid(b)[0]!.line, store.byRid(c)[0]!.line]).toEqual([2, 3])
+    expect(store.linesRead).toBe(3)
+  })
+
+  it("symlink loops under a ** glob: each folder read once, no file twice, files behind symlinks tailed, each problem said once", async () => {
+    const dir = tempDir()
+    const logs = path.join(dir, "logs")
+    for (const d of ["a", "b", "a/deep"]) fs.mkdirSync(path.join(logs, d), { recursive: true })
+    fs.mkdirSync(path.join(dir, "external"))
+    const ids = { top: rid(), deep: rid(), ext: rid(), real: rid() }
+    fs.writeFileSync(path.join(logs, "top.log"), `${failLine(ids.top)}\n`)
+    fs.writeFileSync(path.join(logs, "a/deep/x.log"), `${failLine(ids.deep)}\n`)
+    fs.writeFileSync(path.join(dir, "external/e.log"), `${failLine(ids.ext)}\n`)
+    fs.writeFileSync(path.join(dir, "real.log"), `${failLine(ids.real)}\n`)
+    // the issue's loops (two folders each with a symlink to ..), and more paths to the same folders
+    fs.symlinkSync("..", path.join(logs, "a/up"))
+    fs.symlinkSync("..", path.join(logs, "b/up"))
+    fs.symlinkSync(".", path.join(logs, "b/self"))
+    fs.symlinkSync("../../..", path.join(logs, "a/deep/root")) // above the base: dir/, holding real.log
+    fs.symlinkSync("../external", path.join(logs, "ext")) // a folder elsewhere
+    fs.symlinkSync("../real.log", path.join(logs, "link.log")) // a file elsewhere
+    fs.symlinkSync("loop", path.join(logs, "loop")) // ELOOP
+    fs.symlinkSync("eloop.log", path.join(logs, "eloop.log")) // ELOOP, matches the glob
+    const store = new MemoryStore()
+    const logsSeen: Array<LogEntry> = []
+    const t = await start(store, {
+      cwd: dir,
+      specs: [{ path: "logs/**/*.log", startAt: "beginning" }],
+      tuning: { rescanIntervalMs: 100 },
+      logs: logsSeen
+    })
+    await waitFor("the failures of every file", sameRids(store, Object.values(ids)))
+    // tracked by identity: real.log (as logs/link.log and logs/a/deep/root/real.log) once
+    expect(t.handle.stats()).toHaveLength(4)
+    // appends through every way in are read, once
+    const more = [rid(), rid(), rid()]
+    appendLines(path.join(dir, "real.log"), [failLine(more[0]!)])
+    appendLines(path.join(logs, "b/up/a/up/top.log"), [failLine(more[1]!)])
+    appendLines(path.join(dir, "external/e.log"), [failLine(more[2]!)])
+    await waitFor("the appended failures", sameRids(store, [...Object.values(ids), ...more]))
+    // new files only a sweep can find (chokidar follows no symlink): several sweeps go by
+    const found: Array<string> = []
+    for (let i = 0; i < 3; i++) {
+      const id = rid()
+      found.push(id)
+      fs.writeFileSync(path.join(dir, `external/new${i}.log`), `${failLine(id)}\n`)
+      await waitFor(`new file ${i} behind the folder symlink`, sameRids(store, [...Object.values(ids), ...more, ...found]))
+    }
+    await t.drain()
+    expectExactly(store, [...Object.values(ids), ...more, ...found])
+    expect(store.byRid(found[0]!)[0]!.source).toBe(`file:${path.join(logs, "ext/new0.log")}`)
+    expect(t.handle.stats()).toHaveLength(7)
+    const warnings = logsSeen.filter((l) => l.level === "WARN").map((l) => l.message)
+    expect(warnings.filter((w) => w.includes(`${path.join(logs, "loop")}:`))).toHaveLength(1)
+    expect(warnings.filter((w) => w.includes(path.join(logs, "eloop.log")))).toHaveLength(1)
+    expect(warnings).toHaveLength(2)
+  })
+
+  it("a base folder that is a symlink is still watched: a new file in it is found without waiting for a sweep", async () => {
+    const dir = tempDir()
+    fs.mkdirSync(path.join(dir, "data/app"), { recursive: true })
+    fs.symlinkSync("data/app", path.join(dir, "logs"))
+    const store = new MemoryStore()
+    // no sweep within the test: only the watcher can find the new file
+    await start(store, { cwd: dir, specs: [{ path: "logs/**/*.log", startAt: "beginning" }], tuning: { rescanIntervalMs: 600_000 } })
+    const a = rid()
+    fs.mkdirSync(path.join(dir, "data/app/svc"))
+    appendLines(path.join(dir, "data/app/svc/new.log"), [failLine(a)])
+    await waitFor("the new file's failure", sameRids(store, [a]))
+    expect(store.byRid(a)[0]!.source).toBe(`file:${path.join(dir, "logs/svc/new.log")}`)
   })
 
   it("a slow sink slows reading down (batches of maxBatchLines) without starving other files", async () => {

@@ -71,6 +71,9 @@ export interface ScannerOptions {
   readonly maxLineBytes?: number
 }
 
+/** Bytes of an over-long line skipped per `readFrom` before it returns (`more`). */
+const SKIP_PER_READ = 8 * 1024 * 1024
+
 /** Lines -> records -> the records worth parsing. */
 export class RecordScanner {
   readonly splitter: LineSplitter
@@ -110,11 +113,16 @@ export class RecordScanner {
   readFrom(fd: number, maxLines: number): { more: boolean; gotData: boolean } {
     const splitter = this.splitter
     let gotData = false
+    let skipped = 0
     for (;;) {
       if (this.pump(maxLines)) return { more: true, gotData }
+      // a gigabyte line without a newline gives no line to stop at: hand the thread back now
+      // and then (`more`: the caller reads on), the line counts once when its newline arrives
+      if (splitter.skipping && skipped >= SKIP_PER_READ) return { more: true, gotData }
       const { buffer, at, length } = splitter.prepare()
       const n = fs.readSync(fd, buffer, at, length, splitter.readOffset)
       if (n === 0) return { more: false, gotData }
+      if (splitter.skipping) skipped += n
       splitter.commit(n)
       gotData = true
     }

@@ -28,6 +28,7 @@ import type { Position, RecordReaderOptions } from "./FileReader.js"
 import { io, ioSync, TailIoError } from "./io.js"
 import { LocalReader, RemoteReader, ScanWorker, builtScanWorker, type TailReader } from "./readers.js"
 import { compileGlob, type CompiledGlob } from "./glob.js"
+import { discover, MAX_DEPTH, MAX_ENTRIES } from "./discover.js"
 
 export interface TailerDeps {
   readonly specs: ReadonlyArray<TailSpec>
@@ -119,29 +120,6 @@ const endPosition = (fh: FileHandle, file: string, size: number) =>
     return { offset: lastNl + 1, line: lines + 1 } satisfies Position
   })
 
-/** Regular files (and symlinks) under `dir`, at most `depth` folders deep (undefined: any). */
-const walk = (dir: string, depth: number | undefined, out: Array<string>): Effect.Effect<void, TailIoError> =>
-  io("readdir", dir, () => fsp.readdir(dir, { withFileTypes: true })).pipe(
-    Effect.catchIf(
-      (e) => e.code === "ENOENT" || e.code === "ENOTDIR",
-      () => Effect.succeed([] as Array<fs.Dirent>)
-    ),
-    Effect.flatMap((entries) =>
-      Effect.forEach(
-        entries,
-        (e) => {
-          const p = path.join(dir, e.name)
-          if (e.isDirectory()) {
-            return depth === undefined || depth > 0 ? walk(p, depth === undefined ? undefined : depth - 1, out) : Effect.void
-          }
-          if (e.isFile() || e.isSymbolicLink()) out.push(p)
-          return Effect.void
-        },
-        { discard: true }
-      )
-    )
-  )
-
 export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, Scope.Scope> =>
   Effect.gen(function* () {
     const idleFlushMs = deps.idleFlushMs ?? 250
@@ -185,6 +163,8 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
     const warnOnce = (id: string, message: string, extra: Record<string, unknown>) =>
       Effect.suspend(() => {
         if (warned.has(id)) return Effect.void
+        // bounded: a tree that keeps making new unreadable paths says so again after a while
+        if (warned.size >= 10_000) warned.clear()
         warned.add(id)
         return Effect.logWarning(message, extra)
       })
@@ -425,14 +405,10 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
           pendingKeys.add(key)
           return
         }
-        const failedId = `open:${p}:${key}:${st.mtimeMs}`
-        if (warned.has(failedId)) return
-        yield* open(p, spec, mode, now).pipe(
-          Effect.catchAll((e) => {
-            warned.add(failedId)
-            return Effect.logWarning(`tail: cannot ${e.op} ${e.path}: ${e.code}`, { path: e.path, code: e.code })
-          })
-        )
+        // a file we cannot open (EACCES) is tried again on every sweep (it is in no pathIndex),
+        // so one made readable again is read without waiting for it to be written to; the
+        // warning is said once per path
+        yield* open(p, spec, mode, now).pipe(Effect.catchAll(ioWarning))
       })
 
     const guardPath = (p: string, effect: Effect.Effect<void, TailIoError>): Effect.Effect<void> =>
@@ -453,12 +429,40 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
         }
       })
 
-    /** Files matching a glob that no watcher told us about. */
+    /** Each glob base folder once, as deep as its deepest glob needs. */
+    const bases = new Map<string, { depth: number | undefined; readonly globs: Array<CompiledGlob> }>()
+    for (const { glob } of globs) {
+      const b = bases.get(glob.base)
+      if (b === undefined) bases.set(glob.base, { depth: glob.depth, globs: [glob] })
+      else {
+        b.globs.push(glob)
+        b.depth = b.depth === undefined || glob.depth === undefined ? undefined : Math.max(b.depth, glob.depth)
+      }
+    }
+
+    /**
+     * Files matching a glob that no watcher told us about (the start-up scan, then every
+     * `rescanMs`): also what picks up a folder or file that became readable. What cannot be read
+     * is skipped and said once per path; a walk cut short by its bounds is said once per folder.
+     */
     const rescan = Effect.gen(function* () {
-      for (const { glob } of globs) {
-        const found: Array<string> = []
-        yield* walk(glob.base, glob.depth, found).pipe(Effect.catchAll(ioWarning))
-        for (const p of found) if (glob.matches(p) && !pathIndex.has(p)) pendingPaths.add(p)
+      for (const [base, { depth, globs: inBase }] of bases) {
+        const found = yield* discover(base, { maxDepth: depth, maxEntries: MAX_ENTRIES })
+        for (const p of found.files) if (!pathIndex.has(p) && inBase.some((g) => g.matches(p))) pendingPaths.add(p)
+        for (const e of found.problems) {
+          yield* warnOnce(`${e.op}:${e.path}:${e.code}`, `tail: cannot ${e.op} ${e.path}: ${e.code}; skipped, looked at again every sweep`, {
+            path: e.path,
+            code: e.code
+          })
+        }
+        if (found.entriesLimited) {
+          yield* warnOnce(`entries:${base}`, `tail: stopped looking for files under ${base} after ${MAX_ENTRIES} entries; files further in are not tailed (narrow tail[].path)`, {
+            path: base
+          })
+        }
+        if (found.depthLimited) {
+          yield* warnOnce(`depth:${base}`, `tail: not looking for files more than ${MAX_DEPTH} folders below ${base}`, { path: base })
+        }
       }
     })
 
@@ -568,8 +572,7 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
       Effect.forEach([...files.values()], closeFile, { discard: true }).pipe(Effect.tap(() => Effect.sync(() => files.clear())))
     )
 
-    const onWatcherPath = (p: string): void => {
-      const abs = path.resolve(p)
+    const onWatcherPath = (abs: string): void => {
       if (specFor(abs) === null) return
       pendingPaths.add(abs)
       wake()
@@ -577,23 +580,40 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
 
     for (const { glob } of globs) {
       yield* io("mkdir", glob.base, () => fsp.mkdir(glob.base, { recursive: true })).pipe(Effect.catchAll(ioWarning))
+      // chokidar does not look inside a base folder that is itself a symlink (followSymlinks is
+      // off): it watches the folder the base leads to, and its paths are mapped back to the base
+      const root = yield* io("realpath", glob.base, () => fsp.realpath(glob.base)).pipe(Effect.orElseSucceed(() => glob.base))
+      const toTailed = (p: string): string => {
+        const abs = path.resolve(p)
+        if (root === glob.base) return abs
+        const rel = path.relative(root, abs)
+        return rel === "" ? glob.base : rel.startsWith("..") || path.isAbsolute(rel) ? abs : path.join(glob.base, rel)
+      }
+      const onPath = (p: string): void => onWatcherPath(toTailed(p))
       const watcher = yield* Effect.acquireRelease(
         Effect.sync(() =>
-          chokidarWatch(glob.base, {
+          chokidarWatch(root, {
             ignoreInitial: true,
             persistent: true,
-            depth: glob.depth,
-            ignored: (p, st) => st !== undefined && st.isFile() && !glob.matches(path.resolve(p))
+            // a symlink is reported, never followed: chokidar follows `a/up -> ..` loops without
+            // end. Folders behind symlinks are found by `rescan`, which visits each one once; a
+            // file behind a symlink is followed by its own fs.watch and the poll.
+            followSymlinks: false,
+            depth: Math.min(glob.depth ?? MAX_DEPTH, MAX_DEPTH),
+            // `rescan` says what cannot be read, once per path
+            ignorePermissionErrors: true,
+            ignored: (p, st) => st !== undefined && st.isFile() && !glob.matches(toTailed(p))
           })
         ),
         (w) => Effect.promise(() => w.close().catch(() => undefined))
       )
       watcher
-        .on("add", onWatcherPath)
-        .on("change", onWatcherPath)
-        .on("unlink", onWatcherPath)
+        .on("add", onPath)
+        .on("change", onPath)
+        .on("unlink", onPath)
         .on("error", (e) => {
-          runFork(Effect.logWarning(`tail: watching ${glob.base} failed: ${e instanceof Error ? e.message : String(e)}`))
+          const message = e instanceof Error ? e.message : String(e)
+          runFork(warnOnce(`watch:${glob.base}:${message}`, `tail: watching ${glob.base} failed: ${message}`, { path: glob.base }))
         })
       yield* Effect.async<void>((resume) => {
         const ready = (): void => resume(Effect.void)

@@ -5,8 +5,11 @@
  * byte offsets and 1-based numbers. A line ends at `\n`; a `\r` before it is stripped.
  * Bytes are decoded as UTF-8 per line (invalid sequences become U+FFFD).
  *
- * Memory is bounded: a line longer than `maxLineBytes` is cut into pieces of that size, and an
- * idle file keeps a 16 KiB buffer.
+ * Memory is bounded: a line longer than `maxLineBytes` is cut to its first `maxLineBytes` bytes
+ * (the rest is skipped up to its newline, never buffered), and an idle file keeps a 16 KiB buffer.
+ * An over-long line is still one line: it is handed out once, when its newline arrives, with
+ * its whole extent (`start`..`end`), so the numbers of the lines after it stay right and the
+ * position to resume from (`offset`) never points inside it.
  */
 
 /** A followed file's buffer: enough for small appends; backlogs grow it to `chunkSize` reads. */
@@ -41,6 +44,11 @@ export class LineSplitter {
   /** Length offered by the last `prepare()`, and whether the read filled it. */
   private requested = 0
   private lastFull = false
+  /**
+   * An over-long line whose newline has not arrived yet: its first `maxLineBytes` bytes (decoded,
+   * with their marks) and where it starts; the bytes read after them are dropped.
+   */
+  private long: { readonly text: string; readonly marks: number; readonly start: number } | null = null
 
   constructor(
     offset: number,
@@ -57,7 +65,12 @@ export class LineSplitter {
 
   /** File offset of the first byte not handed out as (part of) a line. */
   get offset(): number {
-    return this.base + this.pos
+    return this.long !== null ? this.long.start : this.base + this.pos
+  }
+
+  /** An over-long line is being skipped up to its newline. */
+  get skipping(): boolean {
+    return this.long !== null
   }
 
   /** 1-based number of the line starting at `offset`. */
@@ -81,6 +94,7 @@ export class LineSplitter {
     this.lineNo = line
     this.pos = 0
     this.end = 0
+    this.long = null
     this.view = this.buf.subarray(0, 0)
   }
 
@@ -132,19 +146,55 @@ export class LineSplitter {
     const pos = this.pos
     if (pos >= this.end) return null
     const nl = this.view.indexOf(10, pos)
+    if (this.long !== null) {
+      // the rest of an over-long line: dropped up to its newline, then the line is handed out once
+      if (nl === -1) {
+        this.pos = this.end
+        return null
+      }
+      return this.emitLong(nl + 1)
+    }
     if (nl === -1) {
       if (this.end - pos < this.maxLineBytes) return null
-      return this.emit(pos, pos + this.maxLineBytes, pos + this.maxLineBytes)
+      // over-long: keep its first maxLineBytes, skip the rest (wherever the reads happen to cut it)
+      const stop = pos + this.maxLineBytes
+      this.long = {
+        text: this.buf.toString("utf8", pos, stop),
+        marks: this.mark === null ? 0 : this.mark(this.buf, pos, stop),
+        start: this.base + pos
+      }
+      this.pos = this.end
+      return null
     }
-    const stop = nl > pos && this.buf[nl - 1] === 13 ? nl - 1 : nl
+    // the same cut whether the line arrived in one read or in many
+    const stop = nl - pos > this.maxLineBytes ? pos + this.maxLineBytes : nl > pos && this.buf[nl - 1] === 13 ? nl - 1 : nl
     return this.emit(pos, stop, nl + 1)
   }
 
   /** The buffered bytes after the last newline as a line (the writer is gone), or null. */
   rest(): Line | null {
+    if (this.long !== null) {
+      this.pos = this.end
+      return { ...this.emitLong(this.end) }
+    }
     if (this.pos >= this.end) return null
-    const stop = this.buf[this.end - 1] === 13 ? this.end - 1 : this.end
+    const stop = this.end - this.pos > this.maxLineBytes ? this.pos + this.maxLineBytes : this.buf[this.end - 1] === 13 ? this.end - 1 : this.end
     return { ...this.emit(this.pos, stop, this.end) }
+  }
+
+  /** Hand out the over-long line being skipped; its last byte is just before `next` (an index in buf). */
+  private emitLong(next: number): Line {
+    const long = this.long!
+    this.long = null
+    const line = this.current
+    line.text = long.text
+    line.lineNo = this.lineNo
+    line.start = long.start
+    line.end = this.base + next
+    line.marks = long.marks
+    this.pos = next
+    this.lineNo++
+    return line
   }
 
   private readonly current: { text: string; lineNo: number; start: number; end: number; marks: number } = { text: "", lineNo: 0, start: 0, end: 0, marks: 0 }
