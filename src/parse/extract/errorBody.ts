@@ -90,7 +90,8 @@ export function readErrorMember(err: Record<string, unknown>, d: Draft, depth: n
   }
   const type = str(err["type"])
   if (type !== null) setErrorType(d, type)
-  const status = toStatus(err["status"]) ?? httpStatusOf(err)
+  const param = err["param"]
+  const status = toStatus(err["status"]) ?? httpStatusOf(err) ?? (isRecord(param) ? toStatus(param["statusCode"]) ?? httpStatusOf(param) : null)
   if (status !== null) setBodyStatus(d, status)
   else grpcStatusOf(err["status"], d)
   d.from = outer

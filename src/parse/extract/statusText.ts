@@ -5,7 +5,7 @@
 
 const STATUS_CANDIDATE_RE = /(?<![\w.\/+\-]|\d[,:])([45]\d\d)(?![0-9_]|[.,:]\d)/g
 
-const LEFT_SKIP = new Set([32, 9, 58, 61, 91, 40, 34, 39, 44, 35, 62, 0xff1a, 0x3010, 0xff08])
+const LEFT_SKIP = new Set([32, 9, 58, 61, 91, 93, 40, 34, 39, 44, 35, 62, 0xff1a, 0x3010, 0x3011, 0xff08, 0x201c, 0x201d, 0x2018, 0x2019])
 
 const LEFT_KEYWORDS = ["status", "satus", "code", "http", "error", "err", "failed", "failure", "exception", "response", "错误", "失败", "状态", "码", "返回", "异常"]
 
@@ -19,7 +19,7 @@ const REASONS = [
   "service unavailable", "service temporarily unavailable", "gateway timeout", "gateway time-out",
   "web server", "connection timed out", "origin is unreachable", "a timeout occurred",
   "ssl handshake failed", "invalid ssl certificate", "unavailable", "resource_exhausted",
-  "resource exhausted", "deadline_exceeded", "permission_denied", "unauthenticated", "status code",
+  "resource exhausted", "deadline_exceeded", "deadline exceeded", "permission_denied", "unauthenticated", "status code",
   "provider returned error",
   "error"
 ]
@@ -43,7 +43,7 @@ const REASON_ONLY: ReadonlyArray<readonly [string, number]> = [
 ]
 
 /** `UPSTREAM_503`, `HTTP_429` tokens; `Rate limit exceeded (429)`: a status in parentheses after failure words. */
-const TAGGED_STATUS_RE = /(?:(?:\b|_)(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused|rejected) \()([45]\d\d)(?![\w.])/i
+const TAGGED_STATUS_RE = /(?:(?:\b|_)(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused|rejected) \(|\breason:[ \t]{0,3}\[|\| {1,3}(?=[45]\d\d {1,3}\|))([45]\d\d)(?![\w.])|\b([45]\d\d), message=['"]/i
 
 /** The status shown in `s` and where; `index` -1: named only by its reason phrase. */
 export function findStatus(s: string, skipFrom: number, skipTo: number): { status: number; index: number } | null {
@@ -62,7 +62,10 @@ export function findStatus(s: string, skipFrom: number, skipTo: number): { statu
     if (glued ? leftKeyword(s, i) : leftKeyword(s, i) || rightReason(s, i + 3) || lineStartStatus(s, i)) return { status: Number(m[1]), index: i }
   }
   const tagged = TAGGED_STATUS_RE.exec(s.length > 8192 ? s.slice(0, 8192) : s)
-  if (tagged !== null) return { status: Number(tagged[1]), index: tagged.index + tagged[0].length - 3 }
+  if (tagged !== null) {
+    const n = tagged[1] ?? tagged[2]!
+    return { status: Number(n), index: tagged.index + tagged[0].indexOf(n) }
+  }
   const lower = (s.length > 8192 ? s.slice(0, 8192) : s).toLowerCase()
   for (const [phrase, status] of REASON_ONLY) {
     const at = lower.indexOf(phrase)
