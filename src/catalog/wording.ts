@@ -11,7 +11,7 @@ export const wording = {
   quota:
     /insufficient[_ ]quota|exceeded your current quota|quota (?:has been |is )?(?:exceeded|exhausted|used up)|out of quota|insufficient (?:account |credit )?balance|balance (?:is )?(?:insufficient|not enough|too low)|credit balance is too low|out of credits|insufficient credits|(?:requires|need|add) more credits|insufficient funds|overdue balance|account (?:is )?(?:in arrears|overdue)|\barrearage\b|余额不足|欠费|额度不足|额度已用完|额度已用尽|配额不足|无可用资源包/i,
   modelNotFound:
-    /\bmodels?\b[^\n]{0,100}?\b(?:does not|doesn't|not) exists?\b|model_not_found|no such model|unknown model|模型不存在|模型[^，。\n]{0,40}不存在/i,
+    /\bmodels?\b[^\n]{0,100}?\b(?:does not|doesn't|not) exists?\b|\bmodels?\b[^\n]{0,60}?\b(?:was|is) not found\b|model_not_found|no such model|unknown model|模型不存在|模型[^，。\n]{0,40}不存在/i,
   rateLimit:
     /rate[ _-]?limit(?:ed|ing)?[ _](?:reached|exceeded|error|hit)|(?:due to|hit|exceeds?|exceeded|reached) (?:the |your |a )?(?:\w+ )?rate[ _-]?limit|\bRateLimitError\b|too many (?:requests|tokens)|\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD)\b[^.\n]{0,24}(?:limit|reached|exceeded)|(?:limit|reached|max|exceeded)[^.\n]{0,24}\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD)\b|限流|请求过于频繁|频率超限|速率限制/i,
   overload: /too busy|\boverloaded\b|server is busy|system is busy|系统繁忙|服务繁忙|负载过高|服务器繁忙/i,

@@ -22,6 +22,7 @@ import { readText } from "./extract/freeText.js"
 import { notePath, readHints } from "./extract/hints.js"
 import { readLogObject } from "./extract/jsonLog.js"
 import { transportSignature } from "./extract/transport.js"
+import { findStatus } from "./extract/statusText.js"
 import { hasFailureSignal } from "./prefilter.js"
 
 export { hasFailureSignal } from "./prefilter.js"
@@ -141,6 +142,14 @@ function conclude(d: Draft, text: string): ParseResult {
   if (d.status === null && d.bodyStatus !== null) {
     d.status = d.bodyStatus
     if (d.explain !== null && d.explain.bodyStatus !== undefined) d.explain.status = d.explain.bodyStatus
+  }
+  // a body whose message is itself the upstream's answer (`"message": "… Error code: 503 - {…}"`)
+  if (d.status === null && d.message !== null && d.message.length <= 4096) {
+    const found = findStatus(d.message, -1, -1)
+    if (found !== null && found.index >= 0) {
+      d.from = "error-body"
+      setStatus(d, found.status, d.message)
+    }
   }
   const ignored = decide(d, text)
   if (ignored !== null) return d.explain === null ? ignored : { ...ignored, evidence: finalEvidence(d.explain) }

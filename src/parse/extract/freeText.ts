@@ -172,7 +172,7 @@ const FAILURE_LINE_RE =
   /\b(?:error|err|fail(?:ed|ure|s)?|exception|denied|invalid|refused|timed? ?out|exceeded|limit(?:ed)?|unauthori[sz]ed|forbidden|unavailable|overloaded|not found|expired|insufficient)\b|错误|失败|异常|超时|拒绝|不足|限流|上限|无效|非法/i
 
 /** `openai.OpenAIError: The api_key client option must be set …` at a line's start. */
-const EXCEPTION_LINE_RE = /^[ \t]{0,8}(?:[A-Za-z_][\w]{0,60}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception)[ \t]{0,4}:[ \t]{0,4}(\S[^\n]{0,2000})$/gm
+const EXCEPTION_LINE_RE = /^[ \t]{0,8}(?:[A-Za-z_][\w]{0,60}\.){0,6}(?:[A-Z]\w{0,60})?(?:Error|Exception)[ \t]{0,4}:[ \t]{0,4}(\S[^\n]{0,2000})$/gm
 
 function lastExceptionMessage(s: string): string | null {
   EXCEPTION_LINE_RE.lastIndex = 0

@@ -11,7 +11,7 @@ const MODEL_KV_RE = /\bmodel(?:_name|Name|_id|Id|ID)?\\?["']?[ \t]{0,3}[:=][ \t]
 const MODEL_QUOTED_RE = /\bmodels?\s{1,8}[`'"‘“]([^`'"’”\s]{1,128})[`'"’”]/i
 
 /** `for model deepseek-ai/DeepSeek-R1`: an unquoted id after the word, accepted only when it looks like one. */
-const MODEL_BARE_RE = /\bmodel\s{1,8}([A-Za-z0-9][\w.:/@+-]{0,127})/i
+const MODEL_BARE_RE = /\bmodel(?:\s{1,4}(?:or endpoint|id|name))?\s{1,8}([A-Za-z0-9][\w.:/@+-]{0,127})/i
 
 const MODEL_REACHED_RE = /reached for (?!model\b)([A-Za-z0-9][\w.:/-]{0,127}) in organization/
 
@@ -22,6 +22,8 @@ const MODEL_PATH_RE = /\/(?:engines|deployments)\/([A-Za-z0-9][\w.:-]{0,127})\//
 const MODEL_GOOGLE_RE = /\bmodels\/([A-Za-z0-9][\w.-]{0,127})(?=:[a-zA-Z]|[\s'"`,)]|$)/
 const MODEL_BEDROCK_RE = /\/model\/([A-Za-z0-9][\w.:%-]{0,160})\/(?:invoke|converse)/
 
+/** A command line's `--model gpt-4o` / `--model=gpt-4o`. */
+const MODEL_FLAG_RE = /(?:^|\s)--model[ =]["']?([A-Za-z0-9][\w.:/@+-]{0,127})/
 const MODEL_PAREN_RE = /\bError \(([A-Za-z0-9][\w.:/-]{1,127})\)/
 /** Azure OpenAI: `Your requests to gpt-4o for gpt-4o in eastus2 have exceeded ...`. */
 const MODEL_AZURE_RE = /\brequests to ([A-Za-z0-9][\w.:-]{1,127}) for [A-Za-z0-9][\w.:-]{0,127} in /
@@ -41,6 +43,7 @@ const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["models/", MODEL_GOOGLE_RE],
   ["/model/", MODEL_BEDROCK_RE],
   ["Error (", MODEL_PAREN_RE],
+  ["--model", MODEL_FLAG_RE],
   ["odel", MODEL_IN_PARENS_RE],
   ["requests to ", MODEL_AZURE_RE],
   ["limit_", MODEL_OPENROUTER_LIMIT_RE],

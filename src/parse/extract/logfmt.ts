@@ -15,7 +15,7 @@ const REFERENCE_RE = /\berror reference number:?[ \t]{0,3}(\d{3,6})\b/i
  * a serialized exception's `"__type"`, `"name"` or `"Code"` (`"name": "ThrottlingException"`).
  */
 const AWS_CODE_RE =
-  /An error occurred \(([A-Z][A-Za-z]{2,60})\) when calling|x-amzn-ErrorType:[ \t]{0,3}([A-Z][A-Za-z]{2,60}(?:Exception|Error))|(?:https response error|api error) [^\n]{0,200}?\b([A-Z][A-Za-z]{2,60}Exception):|["'](?:__type|name|Code|code)["'][ \t]{0,3}:[ \t]{0,3}["'](?:[\w.]{1,60}#)?([A-Z][A-Za-z]{2,60}Exception)["']/
+  /An error occurred \(([A-Za-z][A-Za-z]{2,60})\) when calling|\b((?:[Tt]hrottling|[Vv]alidation|[Aa]ccessDenied|[Mm]odelNotReady|[Ss]erviceUnavailable|[Mm]odelTimeout|[Rr]esourceNotFound|[Mm]odelError|[Ss]erviceQuotaExceeded|[Ii]nternalServer|[Mm]odelStreamError|[Ee]xpiredToken|[Uu]nrecognizedClient)Exception)\b|x-amzn-ErrorType:[ \t]{0,3}([A-Z][A-Za-z]{2,60}(?:Exception|Error))|(?:https response error|api error) [^\n]{0,200}?\b([A-Z][A-Za-z]{2,60}Exception):|["'](?:__type|name|Code|code)["'][ \t]{0,3}:[ \t]{0,3}["'](?:[\w.]{1,60}#)?([A-Z][A-Za-z]{2,60}Exception)["']/
 
 const SERVICE_CODE_TEXT_RE = /(?<![\w-])(?:error_?)?code[ \t]{0,2}[:=][ \t]{0,2}(\d{4,7})(?![\w.])/i
 
@@ -23,10 +23,10 @@ const SERVICE_CODE_TEXT_RE = /(?<![\w-])(?:error_?)?code[ \t]{0,2}[:=][ \t]{0,2}
 const AWS_STATUS_RE = /\bStatusCode: ([45]\d\d),/
 
 export function readExplicitCodes(s: string, d: Draft): void {
-  if (s.indexOf("Exception") !== -1 || s.indexOf("An error occurred (") !== -1) {
+  if (s.indexOf("xception") !== -1 || s.indexOf("An error occurred (") !== -1) {
     const aws = AWS_CODE_RE.exec(s.length > 16384 ? s.slice(0, 16384) : s)
     if (aws !== null) {
-      setCode(d, aws[1] ?? aws[2] ?? aws[3] ?? aws[4]!)
+      setCode(d, aws[1] ?? aws[2] ?? aws[3] ?? aws[4] ?? aws[5]!)
       d.explicitCode = true
     }
     const st = AWS_STATUS_RE.exec(s)

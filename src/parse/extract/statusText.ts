@@ -12,7 +12,7 @@ const LEFT_KEYWORDS = ["status", "satus", "code", "http", "error", "err", "faile
 const RIGHT_SKIP = new Set([32, 9, 58, 40, 45, 34])
 
 const REASONS = [
-  "bad request", "unauthorized", "payment required", "forbidden", "not found", "method not allowed",
+  "bad request", "unauthorized", "authorization required", "payment required", "forbidden", "not found", "method not allowed",
   "not acceptable", "request timeout", "request time-out", "conflict", "gone", "payload too large",
   "request entity too large", "unsupported media type", "unprocessable", "too many requests",
   "internal server error", "internal error", "an internal error", "server error", "client error", "page not found", "not implemented", "bad gateway",
