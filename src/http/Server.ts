@@ -13,6 +13,8 @@ import * as http from "node:http"
 import type { Metrics } from "../observe/metrics.js"
 import { checkTokens } from "./auth.js"
 import { openApiDocument } from "./openapi.js"
+import { isPagePath } from "./page.js"
+import { pageRoutes } from "./pageRoutes.js"
 import { errorResponse, HttpFailure, json } from "./respond.js"
 
 export interface ServerOptions {
@@ -37,7 +39,7 @@ const withAuth = (apiToken: string | null) =>
       const req = yield* HttpServerRequest.HttpServerRequest
       const path = req.url.split("?")[0]!
       if (OPEN_PATHS.has(path) || (path === "/v1/events" && req.method === "POST")) return yield* app
-      const page = path === "/"
+      const page = isPagePath(path)
       const verdict = checkTokens([apiToken], req.headers["authorization"], page)
       if (verdict === "ok") return yield* app
       return errorResponse(
@@ -91,7 +93,9 @@ export const baseRoutes = (opts: BaseRouteOptions) =>
         Effect.map((text) => HttpServerResponse.text(text, { contentType: opts.metrics.contentType }))
       )
     ),
-    HttpRouter.get("/openapi.json", Effect.sync(() => json(openApiDocument)))
+    HttpRouter.get("/openapi.json", Effect.sync(() => json(openApiDocument))),
+    // the detail pages the report page (`GET /`, App.ts) links to
+    HttpRouter.concat(pageRoutes)
   )
 
 /** A plain node:http handler for one method and path, served ahead of the Effect router. */

@@ -1,10 +1,19 @@
 /**
- * `GET /`: the report for people on call, rendered on the server with no external assets:
- * totals, a timeline by category (inline SVG), breakdowns, top incidents with their action,
- * firing alerts and open tickets, a window selector; refreshes itself.
+ * The HTML pages for people on call, rendered on the server with no external assets (and no
+ * script), every value HTML-escaped:
+ *
+ * - `GET /`: totals, a timeline by category (inline SVG), breakdowns, top incidents with their
+ *   action, firing alerts (labels as chips) and open tickets, a window selector; refreshes itself.
+ *   Each top incident links to `incidents/<fingerprint>`, each ticket to `tickets/<id>`.
+ * - `GET /incidents/<fingerprint>`: the incident and its most recent events.
+ * - `GET /tickets/<id>`: the ticket, its diagnosis and the curl commands that reproduce it.
+ *
+ * Links are relative, so the pages also work behind a proxy that serves them under a prefix.
+ * The routes of the detail pages are in pageRoutes.ts.
  */
-import type { Category } from "../classify/Event.js"
-import type { Report } from "../store/EventStore.js"
+import type { Category, FailureEvent } from "../classify/Event.js"
+import type { Incident, Report } from "../store/EventStore.js"
+import type { Ticket } from "../ticket/tickets.js"
 
 export interface PageExtras {
   readonly windowLabel: string
@@ -15,8 +24,29 @@ export interface PageExtras {
 
 export const pageWindows = ["15m", "1h", "24h", "7d"] as const
 
+/**
+ * The paths of the HTML pages: the ones a browser opens, so they take the api token as the
+ * password of HTTP Basic auth too (Server.ts) and challenge for it.
+ */
+export const isPagePath = (path: string): boolean => path === "/" || /^\/(incidents|tickets)\/[^/]+$/.test(path)
+
+/** A window of the report page, or null (the detail pages carry it for their link back). */
+export const pageWindowOf = (asked: string | null): (typeof pageWindows)[number] | null =>
+  (pageWindows as ReadonlyArray<string>).includes(asked ?? "") ? (asked as (typeof pageWindows)[number]) : null
+
 const esc = (v: unknown): string =>
   String(v ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
+
+/** A path segment of a link, escaped for the attribute too. */
+const seg = (v: string): string => esc(encodeURIComponent(v))
+
+/** `key=value` chips for label sets; null (and undefined) values are left out. */
+export const labelChips = (labels: Readonly<Record<string, unknown>>): string => {
+  const chips = Object.entries(labels)
+    .filter(([, v]) => v !== null && v !== undefined)
+    .map(([k, v]) => `<span class="chip">${esc(k)}=${esc(typeof v === "object" ? JSON.stringify(v) : v)}</span>`)
+  return chips.length === 0 ? `<span class="muted">no labels</span>` : chips.join(" ")
+}
 
 const colors: Record<Category, string> = {
   rate_limit: "#e8a33d",
@@ -63,23 +93,7 @@ const timelineSvg = (timeline: Report["timeline"]): string => {
 </svg>`
 }
 
-const kv = (title: string, id: string, m: Record<string, number>): string => {
-  const rows = Object.entries(m).sort((a, b) => b[1] - a[1])
-  return `<section><h2>${esc(title)}</h2><table id="${id}"><tbody>${
-    rows.length === 0
-      ? `<tr><td class="muted">none</td></tr>`
-      : rows.map(([k, v]) => `<tr><td>${k in colors ? `<span class="dot" style="background:${colors[k as Category]}"></span>` : ""}${esc(k)}</td><td class="num" data-key="${esc(k)}">${v}</td></tr>`).join("")
-  }</tbody></table></section>`
-}
-
-export const renderPage = (r: Report, x: PageExtras): string => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="refresh" content="30">
-<title>faultline — ${r.total} failures in ${esc(x.windowLabel)}</title>
-<style>
+const STYLE = `<style>
   body { font: 14px/1.4 system-ui, sans-serif; margin: 0 auto; max-width: 1100px; padding: 16px; color: #1f2937; }
   header { display: flex; align-items: baseline; justify-content: space-between; flex-wrap: wrap; gap: 8px; }
   h1 { font-size: 20px; margin: 0; } h2 { font-size: 15px; margin: 18px 0 6px; }
@@ -94,7 +108,43 @@ export const renderPage = (r: Report, x: PageExtras): string => `<!doctype html>
   .dot { display: inline-block; width: 9px; height: 9px; border-radius: 50%; margin-right: 6px; }
   .timeline { width: 100%; height: auto; border: 1px solid #e5e7eb; border-radius: 6px; }
   .critical { color: #b91c1c; font-weight: 600; } code { font-size: 12px; }
-</style>
+  .chip { display: inline-block; margin: 1px 4px 1px 0; padding: 0 7px; border: 1px solid #d1d5db; border-radius: 10px; background: #f9fafb; font: 12px/1.6 ui-monospace, monospace; white-space: nowrap; }
+  tr.link:hover td { background: #f3f4f6; } tr.link td { position: relative; } tr.link td > a { display: block; color: inherit; text-decoration: none; }
+  tr.link td > a::after { content: ""; position: absolute; inset: 0; } tr.link td > a:focus-visible { outline: 2px solid #2563eb; }
+  a.back { color: #1f2937; } pre { background: #f8fafc; border: 1px solid #e5e7eb; border-radius: 6px; padding: 8px; overflow-x: auto; white-space: pre-wrap; word-break: break-all; font-size: 12px; }
+  dl.fields { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 8px 0; } dl.fields dt { color: #6b7280; } dl.fields dd { margin: 0; }
+</style>`
+
+const kv = (title: string, id: string, m: Record<string, number>): string => {
+  const rows = Object.entries(m).sort((a, b) => b[1] - a[1])
+  return `<section><h2>${esc(title)}</h2><table id="${id}"><tbody>${
+    rows.length === 0
+      ? `<tr><td class="muted">none</td></tr>`
+      : rows.map(([k, v]) => `<tr><td>${k in colors ? `<span class="dot" style="background:${colors[k as Category]}"></span>` : ""}${esc(k)}</td><td class="num" data-key="${esc(k)}">${v}</td></tr>`).join("")
+  }</tbody></table></section>`
+}
+
+/**
+ * A table row that is a link as a whole, with no script: every cell holds the same (already
+ * escaped) href, stretched over the whole cell; only the first is in the tab order and seen by
+ * screen readers, so the row is one link for them.
+ */
+const linkedRow = (href: string, attrs: string, cells: ReadonlyArray<readonly [unknown, string?]>): string =>
+  `<tr class="link" ${attrs}>${cells
+    .map(
+      ([v, cls], i) =>
+        `<td${cls === "num" ? ` class="num"` : ""}><a href="${href}"${i === 0 ? "" : ` tabindex="-1" aria-hidden="true"`}>${cls === "id" ? `<code>${esc(v)}</code>` : esc(v)}</a></td>`
+    )
+    .join("")}</tr>`
+
+export const renderPage = (r: Report, x: PageExtras): string => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="30">
+<title>faultline — ${r.total} failures in ${esc(x.windowLabel)}</title>
+${STYLE}
 </head>
 <body>
 <header>
@@ -119,16 +169,136 @@ ${timelineSvg(r.timeline)}
 </div>
 <h2>Top incidents</h2>
 <table id="top"><thead><tr><th>count</th><th>category</th><th>kind</th><th>status</th><th>model</th><th>message</th><th>action</th><th>last seen</th></tr></thead><tbody>
-${r.top.length === 0 ? `<tr><td colspan="8" class="muted">none</td></tr>` : r.top.map((t) => `<tr><td class="num">${t.count}</td><td>${esc(t.category)}</td><td>${esc(t.rateLimitKind ?? "")}</td><td>${esc(t.status ?? "")}</td><td>${esc(t.model ?? "")}</td><td>${esc((t.message ?? "").slice(0, 160))}</td><td>${esc(t.action)}</td><td>${esc(t.lastSeen)}</td></tr>`).join("\n")}
+${r.top.length === 0 ? `<tr><td colspan="8" class="muted">none</td></tr>` : r.top.map((t) => linkedRow(`incidents/${seg(t.fingerprint)}?window=${esc(x.windowLabel)}`, `data-fingerprint="${esc(t.fingerprint)}"`, [
+  [t.count, "num"], [t.category], [t.rateLimitKind ?? ""], [t.status ?? ""], [t.model ?? ""], [(t.message ?? "").slice(0, 160)], [t.action], [t.lastSeen]
+])).join("\n")}
 </tbody></table>
 <h2>Firing alerts</h2>
 <table id="alerts"><tbody>
-${x.firingAlerts.length === 0 ? `<tr><td class="muted">none</td></tr>` : x.firingAlerts.map((a) => `<tr><td class="${a.severity === "critical" ? "critical" : ""}">${esc(a.rule)}</td><td><code>${esc(JSON.stringify(a.labels))}</code></td><td class="num">${a.count}</td><td>${esc(a.startsAt)}</td><td>${esc(a.action)}</td></tr>`).join("\n")}
+${x.firingAlerts.length === 0 ? `<tr><td class="muted">none</td></tr>` : x.firingAlerts.map((a) => `<tr><td class="${a.severity === "critical" ? "critical" : ""}">${esc(a.rule)}</td><td class="labels">${labelChips(a.labels)}</td><td class="num">${a.count}</td><td>${esc(a.startsAt)}</td><td>${esc(a.action)}</td></tr>`).join("\n")}
 </tbody></table>
 <h2>Open tickets</h2>
 <table id="tickets"><tbody>
-${x.openTickets.length === 0 ? `<tr><td class="muted">none</td></tr>` : x.openTickets.map((t) => `<tr><td><code>${esc(t.id)}</code></td><td>${esc(t.state)}</td><td class="num">${t.count}</td><td>${esc(t.model ?? "")}</td><td>${esc((t.message ?? "").slice(0, 160))}</td><td>${esc(t.lastSeen)}</td></tr>`).join("\n")}
+${x.openTickets.length === 0 ? `<tr><td class="muted">none</td></tr>` : x.openTickets.map((t) => linkedRow(`tickets/${seg(t.id)}?window=${esc(x.windowLabel)}`, `data-ticket="${esc(t.id)}"`, [
+  [t.id, "id"], [t.state], [t.count, "num"], [t.model ?? ""], [(t.message ?? "").slice(0, 160)], [t.lastSeen]
+])).join("\n")}
 </tbody></table>
 </body>
 </html>
 `
+
+// ---------------------------------------------------------------------------------------------
+// detail pages
+
+/** Where the detail pages link back to: the report, in the window the reader came from. */
+const backLink = (window: string | null, up: number): string =>
+  `<a class="back" id="back" href="${"../".repeat(up)}${window === null ? "" : `?window=${esc(window)}`}">← report${window === null ? "" : ` (${esc(window)})`}</a>`
+
+const detailPage = (title: string, body: string): string => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title>
+${STYLE}
+</head>
+<body>
+${body}
+</body>
+</html>
+`
+
+const fields = (id: string, rows: ReadonlyArray<readonly [string, unknown]>): string =>
+  `<dl class="fields" id="${id}">${rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd data-field="${esc(k)}">${v === null || v === undefined || v === "" ? `<span class="muted">–</span>` : esc(v)}</dd>`).join("")}</dl>`
+
+export interface IncidentPageInput {
+  readonly incident: Incident
+  /** Its most recent events, newest first. */
+  readonly events: ReadonlyArray<FailureEvent>
+  /** How many events were asked for: when `events` holds that many, there may be older ones. */
+  readonly limit: number
+  /** The report's window the reader came from (for the link back), or null. */
+  readonly window: string | null
+}
+
+/** `GET /incidents/<fingerprint>`: one incident (all time) and its most recent events. */
+export const renderIncidentPage = ({ incident: i, events, limit, window }: IncidentPageInput): string =>
+  detailPage(
+    `faultline — incident ${i.fingerprint}`,
+    `<header><h1>Incident <code>${esc(i.fingerprint)}</code></h1>${backLink(window, 1)}</header>
+<p><span class="dot" style="background:${colors[i.category] ?? "#999"}"></span><b id="category">${esc(i.category)}</b>${i.rateLimitKind === null ? "" : ` · <b id="kind">${esc(i.rateLimitKind)}</b>`} · ${esc(i.state)} · <span id="count">${i.count}</span> occurrences, all time</p>
+<p><b>Action:</b> <span id="action">${esc(i.action)}</span></p>
+${fields("incident", [
+  ["severity", i.severity],
+  ["retryable", i.retryable ? "yes" : "no"],
+  ["status", i.status],
+  ["code", i.code],
+  ["model", i.model],
+  ["service", i.service],
+  ["message", i.message],
+  ["first seen", i.firstSeen],
+  ["last seen", i.lastSeen]
+])}
+<h2>Recent events</h2>
+<table id="events"><thead><tr><th>occurred at</th><th>source</th><th>status</th><th>model</th><th>service</th><th>provider</th><th>request id</th><th>message</th></tr></thead><tbody>
+${
+  events.length === 0
+    ? `<tr><td colspan="8" class="muted">none stored (events past the retention are pruned; the incident's counts are kept)</td></tr>`
+    : events
+        .map(
+          (e) =>
+            `<tr data-event="${esc(e.id)}"><td>${esc(e.occurredAt)}</td><td>${esc(e.source)}${e.line === null ? "" : `:${e.line}`}</td><td>${esc(e.status ?? "")}</td><td>${esc(e.model ?? "")}</td><td>${esc(e.service ?? "")}</td><td>${esc(e.provider ?? "")}</td><td><code>${esc(e.requestId ?? "")}</code></td><td>${esc((e.message ?? "").slice(0, 200))}</td></tr>`
+        )
+        .join("\n")
+}
+</tbody></table>
+${events.length >= limit ? `<p class="muted">The ${limit} most recent events; <code>GET /v1/events</code> pages through the rest.</p>` : ""}
+<h2>Latest sample</h2>
+<pre id="sample">${esc(i.sample)}</pre>`
+  )
+
+/**
+ * `GET /tickets/<id>`: the ticket, its diagnosis and the curl commands that reproduce it.
+ * `incident` is the fingerprint of the ticket's diagnosed event (a ticket's own fingerprint
+ * groups a server error across models, so it names no incident), null when that event is gone.
+ */
+export const renderTicketPage = (t: Ticket, incident: string | null, window: string | null): string => {
+  const d = t.diagnosis
+  const w = window === null ? "" : `?window=${esc(window)}`
+  return detailPage(
+    `faultline — ticket ${t.id}`,
+    `<header><h1>Ticket <code>${esc(t.id)}</code></h1>${backLink(window, 1)}</header>
+<p><b id="state">${esc(t.state)}</b> · <span id="count">${t.count}</span> occurrences${
+      incident === null ? "" : ` · <a id="incident-link" href="../incidents/${seg(incident)}${w}">the incident of its diagnosed event</a>`
+    }</p>
+${fields("ticket", [
+  ["model", t.model],
+  ["service", t.service],
+  ["status", t.status],
+  ["code", t.code],
+  ["message", t.message],
+  ["first seen", t.firstSeen],
+  ["last seen", t.lastSeen],
+  ["opened", t.openedAt],
+  ["acknowledged", t.acknowledgedAt],
+  ["resolved", t.resolvedAt],
+  ["reopened", t.reopenedCount],
+  ["event", t.eventId]
+])}
+<h2>Diagnosis</h2>
+<p id="summary">${esc(d.summary)}</p>
+<ul id="hints">${d.hints.map((h) => `<li>${esc(h)}</li>`).join("")}</ul>
+<p>Other models with the same failure: <span id="other-models">${d.otherModelsAffected.length === 0 ? "none seen" : d.otherModelsAffected.map((m) => `<span class="chip">${esc(m)}</span>`).join(" ")}</span></p>
+<h2>Reproduce the request</h2>
+<p class="muted">Prints the response headers; set <code>&lt;API_KEY&gt;</code> (and <code>&lt;BASE_URL&gt;</code> when shown).</p>
+<pre id="curl">${esc(d.curl)}</pre>
+<h2>The same request with another model</h2>
+<pre id="curl-other">${esc(d.curlOtherModel)}</pre>
+<h2>Sample</h2>
+<pre id="sample">${esc(t.sample)}</pre>`
+  )
+}
+
+/** A 404 for a browser: what was not found, and the way back. */
+export const renderMissingPage = (what: string, window: string | null): string =>
+  detailPage(`faultline — ${what} not found`, `<header><h1>Not found</h1>${backLink(window, 1)}</header>\n<p id="missing">${esc(what)} not found.</p>`)

@@ -2,7 +2,9 @@
  * The HTML report (`GET /`, CONTRACT section 6) in a real browser: the built CLI runs `serve` in
  * a temp folder on an ephemeral loopback port, Debian's chromium (driven by playwright-core)
  * opens the page, and what it shows is compared with what `GET /v1/report`, `/v1/alerts` and
- * `/v1/tickets` answer. Also the Basic-auth challenge of the page when `http.apiToken` is set.
+ * `/v1/tickets` answer: firing alerts' labels as chips, a click on a top incident opening its
+ * events, a click on a ticket opening its diagnosis. Also the Basic-auth challenge of the pages
+ * when `http.apiToken` is set, and that what the pages show is escaped, never markup.
  *
  * Skipped with a message when /usr/bin/chromium is missing, except under CI, where a missing
  * browser fails the tests.
@@ -226,6 +228,112 @@ describe.skipIf(skip)("GET / in a real browser", { timeout: 90_000 }, () => {
     }
   })
 
+  it("shows firing alerts' labels as key=value chips, not JSON", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+    try {
+      await page.goto(d.url + "/", { waitUntil: "load", timeout: 30_000 })
+      const firing = (await d.json("/v1/alerts?state=firing")).alerts as Array<{ rule: string; labels: Record<string, string | null> }>
+      expect(firing).toHaveLength(2)
+      const rows = await page.locator("#alerts tr").all()
+      expect(rows).toHaveLength(firing.length)
+      for (const row of rows) {
+        const rule = ((await row.locator("td").first().textContent()) ?? "").trim()
+        const alert = firing.find((a) => a.rule === rule)
+        expect(alert, `a row for ${rule}`).toBeDefined()
+        const chips = (await row.locator(".chip").allTextContents()).map((t) => t.trim())
+        // one chip per label with a value, in the alert's order; null labels are left out
+        expect(chips).toEqual(Object.entries(alert!.labels).filter(([, v]) => v !== null).map(([k, v]) => `${k}=${v}`))
+        expect(chips).toEqual(expect.arrayContaining([`alertname=${rule}`, "severity=critical"]))
+        expect(await row.locator("td.labels").textContent()).not.toMatch(/[{}"]/)
+      }
+      // laid out as chips: bordered inline boxes side by side, not one line of text
+      const chips = page.locator("#alerts tr").first().locator(".chip")
+      const [a, b] = [await chips.nth(0).boundingBox(), await chips.nth(1).boundingBox()]
+      expect(a!.height).toBeGreaterThan(10)
+      expect(b!.x).toBeGreaterThan(a!.x + a!.width)
+      expect(await chips.nth(0).evaluate((el) => (globalThis as any).getComputedStyle(el).borderTopStyle)).toBe("solid")
+    } finally {
+      await page.close()
+    }
+  })
+
+  it("opens a top incident's events when its row is clicked, and goes back to the report", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+    try {
+      await page.goto(d.url + "/?window=1h", { waitUntil: "load", timeout: 30_000 })
+      const report = await d.json("/v1/report?since=1h")
+      // every top incident's row links to its page
+      expect(await page.locator("#top tbody tr[data-fingerprint]").count()).toBe(report.top.length)
+      const top = (report.top as Array<{ fingerprint: string; category: string; rateLimitKind: string | null; model: string; count: number }>).find(
+        (t) => t.category === "rate_limit" && t.rateLimitKind === "TPM"
+      )!
+      expect(top).toMatchObject({ model: M1, count: 2 })
+
+      // a click on the row (its message) opens the incident
+      const row = page.locator(`#top tr[data-fingerprint="${top.fingerprint}"]`)
+      await Promise.all([page.waitForURL(new RegExp(`/incidents/${top.fingerprint}\\?window=1h$`), { timeout: 30_000 }), row.locator("td").nth(5).click()])
+      await page.waitForLoadState("load")
+      expect(await page.title()).toBe(`faultline — incident ${top.fingerprint}`)
+      expect(await page.locator("#category").textContent()).toBe("rate_limit")
+      expect(await page.locator("#kind").textContent()).toBe("TPM")
+      expect(await page.locator('#incident dd[data-field="model"]').textContent()).toBe(M1)
+
+      // its events, newest first: the ones GET /v1/events holds with this fingerprint
+      const stored = ((await d.json(`/v1/events?since=7d&category=rate_limit&model=${encodeURIComponent(M1)}`)).events as Array<{ id: string; fingerprint: string }>)
+        .filter((e) => e.fingerprint === top.fingerprint)
+        .map((e) => e.id)
+      const shown = await page.locator("#events tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-event")))
+      expect(shown).toEqual(stored)
+      expect(shown).toEqual(["p-rl-1", "p-rl-2"])
+      const firstRow = ((await page.locator("#events tbody tr").first().textContent()) ?? "").replace(/\s+/g, " ")
+      expect(firstRow).toContain("chat-api")
+      expect(firstRow).toContain("TPM limit reached")
+
+      // back to the report, in the window it came from
+      await Promise.all([page.waitForURL(/\/\?window=1h$/, { timeout: 30_000 }), page.locator("#back").click()])
+      await page.waitForLoadState("load")
+      expect((await read(page)).activeWindow).toBe("1h")
+
+      // an unknown incident is a page that says so
+      const missing = await page.goto(d.url + "/incidents/0123456789abcdef", { waitUntil: "load", timeout: 30_000 })
+      expect(missing?.status()).toBe(404)
+      expect(await page.locator("#missing").textContent()).toContain("0123456789abcdef")
+    } finally {
+      await page.close()
+    }
+  })
+
+  it("opens an open ticket with its diagnosis and curl commands when its row is clicked", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+    try {
+      await page.goto(d.url + "/", { waitUntil: "load", timeout: 30_000 })
+      const [ticket] = (await d.json("/v1/tickets?state=open")).tickets as Array<{
+        id: string
+        eventId: string
+        diagnosis: { summary: string; curl: string; curlOtherModel: string; hints: string[] }
+      }>
+      const row = page.locator(`#tickets tr[data-ticket="${ticket!.id}"]`)
+      await Promise.all([page.waitForURL(new RegExp(`/tickets/${ticket!.id}\\?window=24h$`), { timeout: 30_000 }), row.locator("td").nth(1).click()])
+      await page.waitForLoadState("load")
+      expect(await page.locator("#state").textContent()).toBe("open")
+      expect(await page.locator("#summary").textContent()).toBe(ticket!.diagnosis.summary)
+      expect(await page.locator("#hints li").allTextContents()).toEqual(ticket!.diagnosis.hints)
+      // the commands as text, ready to copy: quotes and <API_KEY> as written
+      expect(await page.locator("#curl").textContent()).toBe(ticket!.diagnosis.curl)
+      expect(await page.locator("#curl-other").textContent()).toBe(ticket!.diagnosis.curlOtherModel)
+      expect(ticket!.diagnosis.curl).toContain("authorization: Bearer <API_KEY>")
+      expect(ticket!.diagnosis.curl).toContain(M2)
+
+      // and on to the incident of its diagnosed event
+      await Promise.all([page.waitForURL(/\/incidents\/[0-9a-f]{16}\?window=24h$/, { timeout: 30_000 }), page.locator("#incident-link").click()])
+      await page.waitForLoadState("load")
+      expect(await page.locator("#category").textContent()).toBe("server_error")
+      expect(await page.locator("#events tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-event")))).toEqual([ticket!.eventId])
+    } finally {
+      await page.close()
+    }
+  })
+
   it("renders to a non-blank screenshot", async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
     try {
@@ -302,6 +410,102 @@ describe.skipIf(skip)("GET / with http.apiToken set", { timeout: 90_000 }, () =>
       expect(await num(p2, "#total")).toBe((await d.json("/v1/report")).total)
     } finally {
       await Promise.all([anonymous.close(), wrong.close(), right.close()])
+    }
+  })
+
+  it("guards the incident and ticket pages the same way, and their links open with the same credentials", async () => {
+    const anonymous = await browser.newContext()
+    const right = await browser.newContext({ httpCredentials: { username: "anyone", password: TOKEN } })
+    try {
+      const report = await d.json("/v1/report")
+      const fp = report.top[0].fingerprint as string
+      const [ticket] = (await d.json("/v1/tickets")).tickets as Array<{ id: string }>
+      for (const p of [`/incidents/${fp}`, `/tickets/${ticket!.id}`, "/incidents/0123456789abcdef"]) {
+        const r = await anonymous.request.get(d.url + p, { timeout: 30_000 })
+        expect(r.status(), p).toBe(401)
+        expect(r.headers()["www-authenticate"], p).toBe('Basic realm="faultline"')
+        expect(await r.text(), p).not.toContain("<table")
+        // a bearer token opens them too, as it opens GET /
+        expect((await d.fetch(p)).status, p).toBe(p.endsWith("abcdef") ? 404 : 200)
+      }
+
+      const page = await right.newPage()
+      await page.goto(d.url + "/", { waitUntil: "load", timeout: 30_000 })
+      await Promise.all([page.waitForURL(new RegExp(`/incidents/${fp}\\?window=24h$`), { timeout: 30_000 }), page.locator(`#top tr[data-fingerprint="${fp}"] td`).first().click()])
+      await page.waitForLoadState("load")
+      expect(await page.locator("#events tbody tr[data-event]").count()).toBeGreaterThan(0)
+      await Promise.all([page.waitForURL(/\/\?window=24h$/, { timeout: 30_000 }), page.locator("#back").click()])
+      await Promise.all([page.waitForURL(new RegExp(`/tickets/${ticket!.id}\\?window=24h$`), { timeout: 30_000 }), page.locator(`#tickets tr[data-ticket="${ticket!.id}"] td`).first().click()])
+      await page.waitForLoadState("load")
+      expect((await page.locator("#curl").textContent()) ?? "").toContain("curl -i")
+    } finally {
+      await Promise.all([anonymous.close(), right.close()])
+    }
+  })
+})
+
+/**
+ * Values that come from the logs (model, service, message, sample) are markup-free on every
+ * page: a model named like an <img> tag with an onerror handler, a message with a <script>.
+ */
+describe.skipIf(skip)("what the pages show is escaped", { timeout: 90_000 }, () => {
+  const MODEL = `<img src=x onerror="window.__pwned='model'">`
+  const SERVICE = `svc"><svg onload="window.__pwned='service'">`
+  const MESSAGE = `Internal error <script>window.__pwned='message'</script> & 'more'`
+  let d: Daemon
+  let browser: Browser
+
+  beforeAll(async () => {
+    d = await startDaemon()
+    const now = Date.now()
+    const records = [1, 2].map((i) => ({
+      id: `x-se-${i}`,
+      occurredAt: new Date(now - i * 60_000).toISOString(),
+      status: 500,
+      model: MODEL,
+      service: SERVICE,
+      body: { code: 50500, message: MESSAGE }
+    }))
+    const r = await d.fetch("/v1/events", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(records) })
+    expect(r.status, await r.text()).toBe(202)
+    await waitFor("a ticket to open", async () => (await d.json<{ tickets: unknown[] }>("/v1/tickets?state=open")).tickets.length === 1, 30_000)
+    browser = await launch()
+  }, 120_000)
+  afterAll(async () => {
+    await browser?.close()
+    if (d !== undefined) await d.stop("SIGTERM")
+  })
+
+  it("shows markup as text on the report, the incident and the ticket pages", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+    try {
+      const injected = async () => ({
+        pwned: await page.evaluate("window.__pwned ?? null"),
+        elements: await page.locator("body img, body script, body svg:not(.timeline):not(.timeline *)").count()
+      })
+      await page.goto(d.url + "/", { waitUntil: "load", timeout: 30_000 })
+      expect(await injected()).toEqual({ pwned: null, elements: 0 })
+      const row = page.locator("#top tbody tr[data-fingerprint]").first()
+      expect(((await row.textContent()) ?? "").replace(/\s+/g, " ")).toContain(MODEL)
+      expect(await row.textContent()).toContain(MESSAGE)
+
+      await Promise.all([page.waitForURL(/\/incidents\/[0-9a-f]{16}/, { timeout: 30_000 }), row.locator("td").first().click()])
+      await page.waitForLoadState("load")
+      expect(await injected()).toEqual({ pwned: null, elements: 0 })
+      expect(await page.locator('#incident dd[data-field="model"]').textContent()).toBe(MODEL)
+      expect(await page.locator('#incident dd[data-field="service"]').textContent()).toBe(SERVICE)
+      expect(await page.locator("#events tbody tr").count()).toBe(2)
+      expect(await page.locator("#sample").textContent()).toContain(MESSAGE)
+
+      await page.goto(d.url + "/", { waitUntil: "load", timeout: 30_000 })
+      await Promise.all([page.waitForURL(/\/tickets\//, { timeout: 30_000 }), page.locator("#tickets tr[data-ticket] td").first().click()])
+      await page.waitForLoadState("load")
+      expect(await injected()).toEqual({ pwned: null, elements: 0 })
+      expect(await page.locator('#ticket dd[data-field="model"]').textContent()).toBe(MODEL)
+      expect(await page.locator('#ticket dd[data-field="message"]').textContent()).toBe(MESSAGE)
+      expect(await page.locator("#curl").textContent()).toContain(JSON.stringify(MODEL).slice(1, -1).replace(/'/g, "'\\''"))
+    } finally {
+      await page.close()
     }
   })
 })
