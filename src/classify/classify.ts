@@ -248,7 +248,7 @@ function withoutStatus(f: ParsedFailure, text: string, found: ReadonlyArray<Entr
 /** The abbreviation standing alone, also between underscores or slashes (`limit_rpd/`). */
 const KIND_ABBR_RE = /(?<![A-Za-z0-9])(RPM|RPH|RPD|TPM|TPD|IPM|IPD)(?![A-Za-z0-9])/i
 /** `tokens per min`, `Tokens per Minute`, `requests_per_day`, `RequestsPerMinute`, `tokens per 1 minute`. */
-const KIND_WORDS_RE = /\b(requests?|tokens?|images?)(?:\s{1,4}|[_-]?)per(?:\s{1,4}|[_-]?)(?:1\s)?(min(?:ute)?s?|hour|day)(?![a-z])/i
+const KIND_WORDS_RE = /(?:\b|(?<=[a-z])(?=[A-Z]))([Rr]equests?|REQUESTS?|[Tt]okens?|TOKENS?|[Ii]mages?|IMAGES?)(?:\s{1,4}|[_-]?)(?:[Pp]er|PER)(?:\s{1,4}|[_-]?)(?:1\s)?([Mm]in(?:ute)?s?|MIN(?:UTE)?S?|[Hh]our|HOUR|[Dd]ay|DAY)(?![a-z])/
 const KIND_DAILY_RE = /\bdaily (?:\w+ )?(request|token|image)s?\b|\b(request|token|image)s? per day\b/i
 const KIND_ZH_RE = /(每分钟|每小时|每日|每天|当日|今日)/
 /** The resource and the period apart: Anthropic's "request tokens has exceeded your per-minute rate limit". */
