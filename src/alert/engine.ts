@@ -291,7 +291,7 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
         })
       const receiversOf = (rule: Rule | undefined) => refs(rule?.receivers ?? config.defaultReceivers)
       const { baseUrl } = publicBase(config)
-      const ticketCtx: TicketContext = { receivers: refs(config.tickets.receivers), baseUrl }
+      const ticketCtx: TicketContext = { receivers: refs(config.tickets.receivers), baseUrl, groupBy: config.tickets.groupBy }
 
       // ---- statements
       const st = {

@@ -58,6 +58,10 @@ export type Receiver = typeof Receiver.Type
 export const GroupLabel = Schema.Literal("service", "model", "rateLimitKind", "status", "code")
 export type GroupLabel = typeof GroupLabel.Type
 
+/** The labels `tickets.groupBy` may name. */
+export const TicketGroupLabel = Schema.Literal("model", "service", "provider")
+export type TicketGroupLabel = typeof TicketGroupLabel.Type
+
 /** A rule as written in the config: overrides a built-in rule by name, or defines a new one. */
 export const RuleSpec = Schema.Struct({
   name: Schema.NonEmptyString,
@@ -110,8 +114,12 @@ export const ConfigSchema = Schema.Struct({
   defaultReceivers: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
   rules: Schema.optionalWith(Schema.Array(RuleSpec), { default: () => [] }),
   tickets: Schema.optionalWith(
-    Schema.Struct({ receivers: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }) }),
-    { default: () => ({ receivers: [] }) }
+    Schema.Struct({
+      receivers: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+      /** Labels that split a server-error signature into several tickets (CONTRACT section 7); none by default. */
+      groupBy: Schema.optionalWith(Schema.Array(TicketGroupLabel), { default: () => [] })
+    }),
+    { default: () => ({ receivers: [], groupBy: [] }) }
   ),
   delivery: Schema.optionalWith(
     Schema.Struct({
@@ -195,6 +203,11 @@ const validate = (config: Config, origin: string): Either.Either<Config, ConfigE
     ruleNames.add(r.name)
     if (r.rateLimitKind !== undefined && r.category !== "rate_limit") {
       return Either.left(new ConfigError({ message: `invalid configuration in ${origin}: classify.rules[${i}].rateLimitKind: only a rule of category rate_limit sets a kind (this one is ${r.category})` }))
+    }
+  }
+  for (const [i, label] of config.tickets.groupBy.entries()) {
+    if (config.tickets.groupBy.indexOf(label) !== i) {
+      return Either.left(new ConfigError({ message: `invalid configuration in ${origin}: tickets.groupBy[${i}]: "${label}" is named twice` }))
     }
   }
   const errs = [

@@ -91,6 +91,36 @@ export const buildDiagnosis = (e: FailureEvent, ctx: DiagnosisContext): Diagnosi
   }
 }
 
+/** At most this many names are spelled out in a ticket's summary (`otherModelsAffected` lists them all). */
+const SUMMARY_NAMES = 10
+
+const nameList = (names: ReadonlyArray<string>): string =>
+  names.length <= SUMMARY_NAMES ? names.join(", ") : `${names.slice(0, SUMMARY_NAMES).join(", ")} and ${names.length - SUMMARY_NAMES} more`
+
+/**
+ * A ticket's diagnosis: the diagnosis of its event (`base`, about `eventModel`) completed with
+ * the models and services the ticket's signature was seen from (most frequent first).
+ * `otherModelsAffected`: the ticket's other models, then those the event's own diagnosis found in
+ * the `events` table; the summary says which models are affected and in which services.
+ */
+export const ticketDiagnosis = (
+  base: Diagnosis,
+  eventModel: string | null,
+  models: ReadonlyArray<string>,
+  services: ReadonlyArray<string>
+): Diagnosis => {
+  const affected = [...new Set([...models, ...(eventModel === null ? [] : [eventModel]), ...base.otherModelsAffected])]
+  const others = affected.filter((m) => m !== eventModel)
+  const modelsPart =
+    affected.length === 0
+      ? ""
+      : affected.length === 1
+        ? `; models affected: only ${affected[0]} so far (the failure may depend on the model)`
+        : `; ${affected.length} models affected: ${nameList(affected)} (the failure does not depend on the model)`
+  const servicesPart = services.length === 0 ? "" : `; service${services.length === 1 ? "" : "s"}: ${nameList(services)}`
+  return { ...base, summary: `${base.summary}${modelsPart}${servicesPart}`, otherModelsAffected: others }
+}
+
 const at = (e: FailureEvent): number => {
   const t = instantMs(e.occurredAt)
   return Number.isNaN(t) ? instantMs(e.ingestedAt) : t

@@ -7,6 +7,7 @@ import { Effect, Either, TestClock } from "effect"
 import { notificationCounts, outboxPending, ticketsOpen } from "../../src/alert/engine.js"
 import { recordAttempt } from "../../src/alert/outbox.js"
 import { diagnose, formatDiagnosis } from "../../src/ticket/diagnosis.js"
+import { ticketSignature } from "../../src/ticket/signature.js"
 import { Database } from "../../src/store/Database.js"
 import { config, event, harness, outboxRows, storeEvents, T0, tempDb } from "./helpers.js"
 
@@ -214,7 +215,10 @@ describe("alert engine", () => {
       const ticketRows = () => outboxRows(db).filter((r) => r.kind === "ticket")
       expect(ticketRows().map((r) => [r.receiver, r.status])).toEqual([["tickets", "open"]])
       let t = (yield* engine.listTickets({ state: "open", limit: 10 })).items[0]!
-      expect(t).toMatchObject({ state: "open", count: 1, fingerprint: first.fingerprint, reopenedCount: 0, model: "deepseek-ai/DeepSeek-V3", status: 500, code: 50500 })
+      // the fingerprint is the server-error signature's (status, code, masked message), not the event's
+      expect(t).toMatchObject({ state: "open", count: 1, fingerprint: ticketSignature(first, []).fingerprint, reopenedCount: 0, model: "deepseek-ai/DeepSeek-V3", status: 500, code: 50500 })
+      expect(t.fingerprint).not.toBe(first.fingerprint)
+      expect([t.models, t.services]).toEqual([[{ model: "deepseek-ai/DeepSeek-V3", count: 1 }], [{ service: "chat-api", count: 1 }]])
       expect(t.diagnosis.curl).toContain(`"model":"deepseek-ai/DeepSeek-V3"`)
       expect(t.diagnosis.otherModelsAffected).toEqual(["Qwen/Qwen2.5-72B-Instruct"])
       expect(t.diagnosis.curlOtherModel).toContain(`"model":"THUDM/glm-4-9b-chat"`)

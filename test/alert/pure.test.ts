@@ -146,7 +146,8 @@ const ticketN = (status: TicketNotification["status"]): TicketNotification => {
   const ticket = {
     id: "tkt_1", fingerprint: e.fingerprint, state: status === "resolved" ? ("resolved" as const) : ("open" as const), count: 2,
     firstSeen: iso(T0), lastSeen: iso(T0 + 1000), reopenedCount: 0, model: e.model, service: e.service, status: 500, code: 50500,
-    message: "Internal server error", sample: e.sample, diagnosis: buildDiagnosis(e, { otherModel: null, otherModelsAffected: [] }),
+    message: "Internal server error", models: [{ model: e.model!, count: 2 }], services: [{ service: e.service!, count: 2 }], provider: null, providers: [], group: {},
+    sample: e.sample, diagnosis: buildDiagnosis(e, { otherModel: null, otherModelsAffected: [] }),
     openedAt: iso(T0), acknowledgedAt: null, resolvedAt: status === "resolved" ? iso(T0 + 5000) : null, eventId: e.id
   }
   return {
