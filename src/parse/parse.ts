@@ -208,13 +208,32 @@ function label(v: string | null): string | null {
   return clean === "" ? null : clean
 }
 
+/** A body's code that says something failed (not `0`, `200`, `"ok"`, `"success"`). */
+function isErrorCode(code: number | string | null): boolean {
+  if (code === null) return false
+  if (typeof code === "number") return code !== 0 && (code < 200 || code >= 400)
+  return !/^(?:0|200|ok|success|succeeded)$/i.test(code.trim())
+}
+
 /** Null when the draft is a failed call, else the Ignored result saying why not. */
 function decide(d: Draft, text: string): ParseResult | null {
   if (d.message !== null && !d.messageHinted) readHints(d.message, d)
   if (d.htmlSeen && !d.jsonBody) d.bodyNotJson = true
-  const status = d.status ?? d.phraseStatus
+  let status = d.status ?? d.phraseStatus
+  if (status !== null && status < 400 && d.status !== null && text.indexOf("\n") !== -1) {
+    // a multi-line record that shows a success (an access-log line) and then the failure: the failure's status
+    const later = findStatus(text.length > 16384 ? text.slice(0, 16384) : text, -1, -1)
+    if (later !== null && later.index >= 0) {
+      d.from = "status-text"
+      d.status = null
+      setStatus(d, later.status, text.slice(Math.max(0, later.index - 60), later.index + 40))
+      status = d.status
+    }
+  }
   if (status !== null) {
-    if (status < 400) return IGNORED["status < 400"]
+    // a success, unless its body is an error of the API's own: Baidu Qianfan and MiniMax answer
+    // some failures with HTTP 200 and a non-zero error code in the body
+    if (status < 400 && !(d.hasBody && isErrorCode(d.code) && d.message !== null)) return IGNORED["status < 400"]
     // An access log line of some other HTTP endpoint (`GET /users/42 404`) is not an API call.
     if (!d.hasBody && d.sawPath && !d.sawLlmPath && !d.knownClass && !LLM_WORDS_RE.test(text) && d.provider === null && providerOfText(text) === null) {
       return IGNORED["not an API call"]

@@ -287,3 +287,33 @@ describe("the pre-filter's signals on bytes (lineSignals)", () => {
     expect(lines).toBeGreaterThan(500)
   })
 })
+
+describe("a success that is not one, and a failure after a success", () => {
+  it("takes an HTTP 200 whose body carries the API's own error code as a failed call (Qianfan, MiniMax)", () => {
+    const r = parseRecord('HTTP/1.1 200 OK\nContent-Type: application/json\n\n{"error_code": 18, "error_msg": "Open api qps request limit reached"}')
+    expect(r._tag).toBe("Failure")
+    if (r._tag === "Failure") expect(r.failure).toMatchObject({ status: 200, code: 18 })
+  })
+
+  it("still ignores a 200 whose body says success, or that has no error code", () => {
+    for (const line of [
+      '{"level":30,"msg":"chat ok","status":200,"body":{"code":0,"message":"success","data":{"id":"x"}}}',
+      '{"level":30,"msg":"chat ok","status":200,"body":{"code":"OK","message":"done"}}',
+      'HTTP/1.1 200 OK\nContent-Type: application/json\n\n{"id":"chatcmpl-1","object":"chat.completion","choices":[]}'
+    ]) {
+      expect(parseRecord(line)._tag, line).toBe("Ignored")
+      // the same past the pre-filter
+      expect(parseRecord(line, { prefiltered: true }), line).toMatchObject({ _tag: "Ignored", reason: "status < 400" })
+    }
+  })
+
+  it("reads the failure's status in a record that shows an access-log 200 before it", () => {
+    const r = parseRecord([
+      "INFO:server:Requesting inference from meta-llama/Llama-3-8b on huggingface",
+      'INFO:werkzeug:127.0.0.1 - - [24/Apr/2026 23:37:51] "POST /api/inference HTTP/1.1" 200 -',
+      "ERROR:server:Error: Request failed: 503 Service Unavailable"
+    ].join("\n"))
+    expect(r._tag).toBe("Failure")
+    if (r._tag === "Failure") expect(r.failure.status).toBe(503)
+  })
+})
