@@ -95,7 +95,11 @@ export function parseStructured(obj: Record<string, unknown>, opts?: { readonly 
     const raw = fullRaw !== null && fullRaw.length > DEFAULT_MAX_RECORD_CHARS ? fullRaw.slice(0, DEFAULT_MAX_RECORD_CHARS) : fullRaw
     if (raw !== fullRaw) d.truncated = true
 
-    setStatus(d, toStatus(o["status"]) ?? toStatus(o["statusCode"]))
+    const sent = toStatus(o["status"]) ?? toStatus(o["statusCode"])
+    // CONTRACT section 6: a structured record whose sender says the status was below 400 is a
+    // successful call, counted and not stored, whatever its body holds
+    if (sent !== null && sent < 400 && raw === null) return IGNORED["status < 400"]
+    setStatus(d, sent)
     setCode(d, o["code"])
     if (raw === null && typeof o["message"] === "string") readMessageValue(o["message"], d, 0)
     setModel(d, o["model"])
