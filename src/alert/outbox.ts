@@ -14,7 +14,7 @@ import type { Category, FailureEvent, Severity } from "../classify/Event.js"
 import { statement } from "../store/Database.js"
 import { encodeCursor } from "../store/cursor.js"
 import type { Config } from "../config/Config.js"
-import type { Ticket } from "../ticket/tickets.js"
+import type { Ticket } from "../ticket/Ticket.js"
 
 // ---------------------------------------------------------------------------------------------
 // The notification model (what the outbox stores, what the webhook receiver sends as it is)

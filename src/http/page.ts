@@ -13,7 +13,7 @@
  */
 import type { Category, FailureEvent } from "../classify/Event.js"
 import type { Incident, Report } from "../store/EventStore.js"
-import type { Ticket } from "../ticket/tickets.js"
+import type { Ticket } from "../ticket/Ticket.js"
 
 export interface PageExtras {
   readonly windowLabel: string
