@@ -17,7 +17,7 @@ import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { type BenchResult, builtBench, envNumber, formatTable, isMain, repoRoot } from "./common.js"
 
-export const BENCHES = ["classify", "store", "tail", "webhook", "alert"] as const
+export const BENCHES = ["classify", "store", "tail", "webhook", "alert", "storm"] as const
 
 export interface BenchOutcome {
   readonly bench: string

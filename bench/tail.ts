@@ -326,7 +326,7 @@ const scanJson = (line: string, now: number): Found | null => {
   const status = o.status ?? o.statusCode ?? o.err?.status ?? null
   if (typeof status === "number" && status >= 400) {
     const body = fromBody(o.body ?? o.err?.error ?? o.error)
-    return { status, ...body, model: o.model ?? null, requestId: o.reqId ?? o.request_id ?? null, occurredAt: typeof o.time === "number" ? o.time : now, bodyNotJson: false }
+    return { status, ...body, model: o.model ?? null, requestId: o.reqId ?? o.request_id ?? o.requestId ?? null, occurredAt: typeof o.time === "number" ? o.time : now, bodyNotJson: false }
   }
   const text = o.log ?? o.message
   if (typeof text === "string") {
@@ -341,10 +341,25 @@ const scanJson = (line: string, now: number): Found | null => {
   return null
 }
 
+/** One aggregate row per fingerprint, as faultline's incidents: the plain loop's "one upsert per failure". */
+const INCIDENT_UPSERT_SQL =
+  `INSERT INTO incidents (fingerprint, category, severity, retryable, status, code, model, message, action, count,
+     first_seen, last_seen, sample, sample_event_id)
+   VALUES (?,?,?,?,?,?,?,?,?,1,?,?,?,?)
+   ON CONFLICT (fingerprint) DO UPDATE SET count = count + 1, first_seen = min(first_seen, excluded.first_seen),
+     last_seen = max(last_seen, excluded.last_seen), message = excluded.message, sample = excluded.sample,
+     sample_event_id = excluded.sample_event_id`
+
+export interface PlainLoopOptions {
+  /** Also one aggregate upsert (the incident row of the failure's fingerprint) per failure. Default false (the tail bench). */
+  readonly aggregate?: boolean
+}
+
 /** The plain loop: returns lines read and rows inserted. */
-export const plainLoop = (file: string, dbFile: string): { lines: number; failures: number } => {
+export const plainLoop = (file: string, dbFile: string, opts: PlainLoopOptions = {}): { lines: number; failures: number } => {
   const db = openDatabase(dbFile)
   const insert = db.prepare(EVENT_SQL)
+  const upsert = opts.aggregate === true ? db.prepare(INCIDENT_UPSERT_SQL) : null
   const source = `file:${path.resolve(file)}`
   type Row = [Found, number, string]
   const flush = db.transaction((rows: ReadonlyArray<Row>) => {
@@ -352,15 +367,21 @@ export const plainLoop = (file: string, dbFile: string): { lines: number; failur
     for (const [f, lineNo, sample] of rows) {
       const category = categoryOf(f.status)
       const message = f.message
+      const id = `${source}:${lineNo}`
+      const code = typeof f.code === "number" ? BigInt(f.code) : f.code
+      const severity = category === "invalid_request" ? "info" : "warning"
+      const retryable = category === "overload" || category === "rate_limit" || category === "transport" ? 1 : 0
+      const fingerprint = fnv(`${category}|${f.status}|${f.code}|${f.model}|${message === null ? "" : message.replace(/\d+/g, "#")}`)
+      const cut = sample.length > 4096 ? sample.slice(0, 4096) : sample
       insert.run(
-        `${source}:${lineNo}`,
+        id,
         f.occurredAt,
         now,
         source,
         lineNo,
         null,
         f.status,
-        typeof f.code === "number" ? BigInt(f.code) : f.code,
+        code,
         message,
         f.model,
         f.requestId,
@@ -368,13 +389,14 @@ export const plainLoop = (file: string, dbFile: string): { lines: number; failur
         null,
         category,
         null,
-        category === "invalid_request" ? "info" : "warning",
-        category === "overload" || category === "rate_limit" || category === "transport" ? 1 : 0,
+        severity,
+        retryable,
         "read message",
-        fnv(`${category}|${f.status}|${f.code}|${f.model}|${message === null ? "" : message.replace(/\d+/g, "#")}`),
+        fingerprint,
         f.bodyNotJson ? 1 : 0,
-        sample.length > 4096 ? sample.slice(0, 4096) : sample
+        cut
       )
+      upsert?.run(fingerprint, category, severity, retryable, f.status, code, f.model, message, "read message", f.occurredAt, f.occurredAt, cut, id)
     }
   })
   const fd = fs.openSync(file, "r")
@@ -431,13 +453,18 @@ export const plainLoop = (file: string, dbFile: string): { lines: number; failur
 /** How often the daemon's ingest counters are polled: a cheap query, and the clock's resolution. */
 const POLL_MS = 10
 
-interface DaemonRun {
-  /** From the file's arrival until every failure is stored. */
+export interface DaemonRun {
+  /** From the file's arrival (or, with `fileBeforeStart`, the daemon's spawn) until every failure is stored. */
   readonly seconds: number
+  /** With `fileBeforeStart`: spawn until `/readyz` answered (NaN otherwise). */
+  readonly readySeconds: number
+  /** The daemon's database (still there after the run; the daemon is stopped). */
+  readonly dbPath: string
   /** Until every line is counted as well (the last record waits for the idle flush). */
   readonly linesSeconds: number
   readonly lines: number
   readonly failures: number
+  /** NaN with `fileBeforeStart` (the daemon is never idle). */
   readonly idleRssMb: number
   readonly peakRssMb: number
   readonly sampledPeakRssMb: number
@@ -445,19 +472,40 @@ interface DaemonRun {
   readonly reportTotal: number
 }
 
-const runDaemon = async (dir: string, generated: string, expect: GeneratedLog, timeoutMs: number): Promise<DaemonRun> => {
+export interface DaemonOptions {
+  /**
+   * Put the log in place before the daemon starts and start the clock at its spawn, so start-up
+   * is included (the storm bench). Default false: the file arrives once the daemon is ready and idle.
+   */
+  readonly fileBeforeStart?: boolean
+}
+
+/** The built daemon tailing `<dir>/logs/*.log` from the beginning, `generated` moved there as app.log. */
+export const runDaemon = async (dir: string, generated: string, expect: Pick<GeneratedLog, "lines" | "failures">, timeoutMs: number, opts: DaemonOptions = {}): Promise<DaemonRun> => {
   const logs = path.join(dir, "logs")
   fs.mkdirSync(logs, { recursive: true })
+  const early = opts.fileBeforeStart === true
+  let t0 = 0
+  if (early) {
+    fs.renameSync(generated, path.join(logs, "app.log"))
+    t0 = performance.now()
+  }
   const daemon = await startDaemon(dir, { tail: [{ path: path.join(logs, "*.log"), startAt: "beginning" }] })
+  const readySeconds = early ? (performance.now() - t0) / 1000 : NaN
   let counters: BetterSqlite3.Database | null = null
   try {
     counters = new BetterSqlite3(daemon.dbPath, { readonly: true, fileMustExist: true })
     const totals = counters.prepare("SELECT coalesce(sum(lines_read), 0) AS lines, coalesce(sum(failures), 0) AS failures FROM ingest_counters")
-    await sleep(300) // let the idle daemon settle before its idle RSS is taken
-    const idle = memoryOf(daemon.pid)
+    let idle: ReturnType<typeof memoryOf> = null
+    if (!early) {
+      await sleep(300) // let the idle daemon settle before its idle RSS is taken
+      idle = memoryOf(daemon.pid)
+    }
     const mem = sampleMemory(daemon.pid, 100)
-    const t0 = performance.now()
-    fs.renameSync(generated, path.join(logs, "app.log"))
+    if (!early) {
+      t0 = performance.now()
+      fs.renameSync(generated, path.join(logs, "app.log"))
+    }
     let last = { lines: 0, failures: 0 }
     let stableSince = performance.now()
     // the clock stops when every failure is stored (the issue's measure); the last record's lines
@@ -489,6 +537,8 @@ const runDaemon = async (dir: string, generated: string, expect: GeneratedLog, t
     const report = await fetchJson<{ total: number; ingest: { linesRead: number } }>(`${daemon.url}/v1/report?since=30d`)
     return {
       seconds: (tFailures - t0) / 1000,
+      readySeconds,
+      dbPath: daemon.dbPath,
       linesSeconds: (tLines - t0) / 1000,
       lines: last.lines,
       failures: last.failures,
