@@ -29,7 +29,7 @@ import { MetricsService } from "./observe/metrics.js"
 import { Intake } from "./sources/Intake.js"
 import { runTailer } from "./sources/tail/Tailer.js"
 import { Database } from "./store/Database.js"
-import { EventStoreService } from "./store/EventStore.js"
+import { EventStoreService, pruneToSizeEffect } from "./store/EventStore.js"
 
 export interface AppOptions {
   /** Folder that relative globs and paths are resolved against. */
@@ -83,16 +83,58 @@ const TailerLive = (config: Config, cwd: string) =>
     })
   )
 
-/** Prunes events past `retentionDays` every hour (incidents and counters are kept). */
+/**
+ * Prunes events past `retentionDays` every hour, and, with `database.maxSize`, the oldest events
+ * whenever the used pages pass it (checked every few seconds: three PRAGMA reads), down to 90% of
+ * it. Incidents, buckets and counters are kept. One info line and `faultline_events_pruned_total`
+ * per run that deleted something.
+ */
 const RetentionLive = (config: Config) =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
       const store = yield* EventStoreService
-      yield* Effect.sync(() => store.prune(Date.now(), config.database.retentionDays)).pipe(
-        Effect.tap((n) => (n > 0 ? Effect.logInfo(`pruned ${n} events older than ${config.database.retentionDays} days`) : Effect.void)),
+      const metrics = yield* MetricsService
+      const mb = (n: number) => `${(n / 1e6).toFixed(1)}MB`
+      yield* Effect.sync(() => {
+        const before = store.size()
+        const n = store.prune(Date.now(), config.database.retentionDays)
+        return { n, before, after: n > 0 ? store.size() : before }
+      }).pipe(
+        Effect.tap(({ n, before, after }) => {
+          if (n === 0) return Effect.void
+          metrics.eventsPruned.inc({ reason: "age" }, n)
+          return Effect.logInfo(
+            `pruned ${n} events older than ${config.database.retentionDays} days (database.retentionDays); used ${mb(before.usedBytes)} -> ${mb(after.usedBytes)}`
+          ).pipe(Effect.annotateLogs({ reason: "age", events: n, usedBytesBefore: before.usedBytes, usedBytesAfter: after.usedBytes, fileBytes: after.fileBytes }))
+        }),
         Effect.catchAllCause((cause) => Effect.logWarning("retention pruning failed", cause)),
         Effect.delay(Duration.seconds(30)),
         Effect.repeat(Schedule.spaced(Duration.hours(1))),
+        Effect.forkScoped
+      )
+      const maxSize = config.database.maxSize
+      if (maxSize === null) return
+      let warnedEmpty = false
+      yield* pruneToSizeEffect(store, maxSize).pipe(
+        Effect.tap(({ deleted, before, after, prunedUntil }) => {
+          if (before.usedBytes <= maxSize) return Effect.void
+          if (deleted > 0) metrics.eventsPruned.inc({ reason: "size" }, deleted)
+          const annotations = { reason: "size", events: deleted, maxSize, usedBytesBefore: before.usedBytes, usedBytesAfter: after.usedBytes, fileBytes: after.fileBytes }
+          if (deleted === 0) {
+            // only incidents, buckets, alerts and tickets are left: nothing this prune may delete
+            if (warnedEmpty) return Effect.void
+            warnedEmpty = true
+            return Effect.logWarning(`the database uses ${mb(before.usedBytes)}, over database.maxSize ${mb(maxSize)}, with no events left to prune`).pipe(Effect.annotateLogs(annotations))
+          }
+          warnedEmpty = false
+          const until = prunedUntil === null ? "" : `, up to ${new Date(prunedUntil).toISOString()}`
+          return Effect.logInfo(
+            `pruned ${deleted} oldest events${until}: the database used ${mb(before.usedBytes)}, over database.maxSize ${mb(maxSize)}; now ${mb(after.usedBytes)}`
+          ).pipe(Effect.annotateLogs(annotations))
+        }),
+        Effect.catchAllCause((cause) => Effect.logWarning("size pruning failed", cause)),
+        Effect.delay(Duration.seconds(1)),
+        Effect.repeat(Schedule.spaced(Duration.seconds(5))),
         Effect.forkScoped
       )
     })

@@ -29,9 +29,45 @@ const Http = Schema.Struct({
   publicUrl: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
 })
 
+/** Decimal (kB, MB, GB, TB: powers of 1000) and binary (KiB, MiB, GiB, TiB: powers of 1024) units, any case. */
+const SIZE_UNITS: Readonly<Record<string, number>> = {
+  "": 1, b: 1,
+  kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12,
+  kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4
+}
+/** The smallest `database.maxSize` (a smaller one is surely a typo: the empty schema is ~300 KB). */
+export const MIN_DATABASE_SIZE = 64 * 1024
+
+/** `500MB`, `2GB`, `512KiB`, `1048576`, or a number of bytes; the bytes, or why not. */
+export const parseSize = (v: number | string): number | string => {
+  let bytes: number
+  if (typeof v === "number") bytes = v
+  else {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(v)
+    const unit = m === null ? undefined : SIZE_UNITS[m[2]!.toLowerCase()]
+    if (m === null || unit === undefined) return `expected bytes or a size like "500MB", "2GB", "512KiB", got ${JSON.stringify(v)}`
+    bytes = Math.floor(Number(m[1]) * unit)
+  }
+  if (!Number.isSafeInteger(bytes) || bytes <= 0) return `expected a whole positive number of bytes, got ${JSON.stringify(v)}`
+  if (bytes < MIN_DATABASE_SIZE) return `expected at least 64KiB, got ${JSON.stringify(v)}`
+  return bytes
+}
+
+/** A size in bytes, written as a number or as a string with a unit; decodes to bytes. */
+const Size = Schema.transformOrFail(Schema.Union(Schema.Number, Schema.String), Schema.Number, {
+  strict: true,
+  decode: (v, _, ast) => {
+    const bytes = parseSize(v)
+    return typeof bytes === "number" ? ParseResult.succeed(bytes) : ParseResult.fail(new ParseResult.Type(ast, v, bytes))
+  },
+  encode: (n) => ParseResult.succeed(n)
+})
+
 const Database = Schema.Struct({
   path: Schema.optionalWith(Schema.NonEmptyString, { default: () => "./data/faultline.db" }),
-  retentionDays: Schema.optionalWith(Schema.Number.pipe(Schema.positive()), { default: () => 30 })
+  retentionDays: Schema.optionalWith(Schema.Number.pipe(Schema.positive()), { default: () => 30 }),
+  /** Bytes the database may use (CONTRACT section 10); past it the oldest events are pruned. None by default. */
+  maxSize: Schema.optionalWith(Schema.NullOr(Size), { default: () => null })
 })
 
 export const TailSpec = Schema.Struct({

@@ -36,6 +36,8 @@ export class Metrics {
   private readonly linesIgnored: client.Counter<"source">
   readonly ingestErrors: client.Counter<"reason">
   readonly webhookRequests: client.Counter<"outcome">
+  /** Events deleted by retention: `age` (database.retentionDays) or `size` (database.maxSize). */
+  readonly eventsPruned: client.Counter<"reason">
   private gauges: AlertGaugeSources | null = null
   private sourceLag: () => ReadonlyArray<{ source: string; lagBytes: number }> = () => []
 
@@ -55,6 +57,8 @@ export class Metrics {
     this.linesIgnored = new client.Counter({ name: "faultline_lines_ignored_total", help: "Records read that are not failed calls.", labelNames: ["source"], registers })
     this.ingestErrors = new client.Counter({ name: "faultline_ingest_errors_total", help: "Ingest problems (bad webhook bodies, unreadable files, store errors).", labelNames: ["reason"], registers })
     this.webhookRequests = new client.Counter({ name: "faultline_webhook_requests_total", help: "POST /v1/events requests by outcome.", labelNames: ["outcome"], registers })
+    this.eventsPruned = new client.Counter({ name: "faultline_events_pruned_total", help: "Events pruned, by reason (age: database.retentionDays, size: database.maxSize).", labelNames: ["reason"], registers })
+    for (const reason of ["age", "size"]) this.eventsPruned.inc({ reason }, 0)
     const self = this
     new client.Gauge({
       name: "faultline_source_lag_bytes",
