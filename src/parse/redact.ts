@@ -34,7 +34,10 @@ const SCHEME_NAMES = new Set(["authorization", "proxyauthorization"])
 const SCHEMES = new Set(["bearer", "basic", "token", "digest", "key", "apikey", "api-key", "ssws", "hmac", "sharedkey", "negotiate", "aws4-hmac-sha256"])
 
 /** One pass that finds whether any pattern can match (most records have nothing to redact). */
-const GATE_RE = /key|authori|bearer|token|passw|pwd|secret|credential|signature|cookie|sig|ssws|sk[-_]|xai-|pplx-|nvapi-|aiza|hf_|r8_|akia|eyj|gh[ps]_|xox[bp]-|:\/\/[^\s/@]{1,128}@|密钥|秘钥|令牌|密码|[0-9a-f]{32}\./i
+const GATE_RE = /key|authori|bearer|token|passw|pwd|secret|credential|signature|cookie|sig=|ssws|pass=|密钥|秘钥|令牌|密码/i
+/** The literal starts of KEY_RE's shapes: KEY_RE runs only when one is present. */
+const SHAPE_GATE_RE = /sk[-_]|xai-|pplx-|nvapi-|aiza|hf_|r8_|fw_|akia|asia|eyj|gh[ps]_|github_pat|xox[bp]-/i
+const ANY_GATE_RE = new RegExp(`${GATE_RE.source}|${SHAPE_GATE_RE.source}`, "i")
 
 /** `Bearer <token>` anywhere (also `Bearer\u0020x`, `Bearer%20x`). */
 const BEARER_RE = /(?<![A-Za-z0-9_])(bearer)((?:[ \t]|\\{1,8}u0020|%20|\+){1,8})([A-Za-z0-9\-._~+/]+=*)/gi
@@ -43,23 +46,46 @@ const BEARER_PROSE = new Set(["token", "tokens", "auth", "authentication", "auth
 /**
  * Key shapes, found anywhere: `sk-…` (OpenAI, Anthropic `sk-ant-`, OpenRouter `sk-or-`, DeepSeek,
  * DashScope …), Groq `gsk_`, xAI, Perplexity, NVIDIA, Google `AIza`, Hugging Face `hf_`,
- * Replicate `r8_`, Fireworks `fw_`, AWS access key ids, GitHub and Slack tokens, JWTs (Zhipu signs
- * its calls with them) and Zhipu's `<32 hex>.<secret>` keys.
+ * Replicate `r8_`, Fireworks `fw_`, AWS access key ids, GitHub and Slack tokens, and JWTs (Zhipu
+ * signs its calls with them). Zhipu's `<32 hex>.<secret>` keys: ZHIPU_KEY_RE, run only where a
+ * dot follows 32 hex digits (testing for that shape at every character cost a third of a
+ * failure's parse).
  */
 const KEY_RE =
-  /(?<![A-Za-z0-9_-])(?:(?:sk|gsk|xai|pplx|nvapi|hf|r8|fw|ghp|ghs|github_pat|xoxb|xoxp)[-_][A-Za-z0-9_-]{13,}|AIza[0-9A-Za-z_-]{30,}|(?:AKIA|ASIA)[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}|[0-9a-f]{32}\.[A-Za-z0-9]{8,})/g
+  /(?<![A-Za-z0-9_-])(?:(?:sk|gsk|xai|pplx|nvapi|hf|r8|fw|ghp|ghs|github_pat|xoxb|xoxp)[-_][A-Za-z0-9_-]{13,}|AIza[0-9A-Za-z_-]{30,}|(?:AKIA|ASIA)[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,})/g
+
+const ZHIPU_KEY_RE = /(?<![A-Za-z0-9_-])[0-9a-f]{32}\.[A-Za-z0-9]{8,}/g
+
+const isHexCode = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 97 && c <= 102)
+
+/** A dot right after 32 lower-case hex digits (Zhipu's `<id>.<secret>`), looked for by hand. */
+function hasZhipuShape(text: string): boolean {
+  let i = text.indexOf(".", 32)
+  for (let n = 0; i !== -1 && n < 512; n++) {
+    let k = i - 1
+    while (k >= 0 && i - k <= 32 && isHexCode(text.charCodeAt(k))) k--
+    if (i - k > 32) return true
+    i = text.indexOf(".", i + 1)
+  }
+  return false
+}
 
 /** `scheme://user:password@host`. */
 const USERINFO_RE = /(\/\/[^\s/:@"']{1,128}:)([^\s/@"']{1,256})@/g
 
 /** Replace secrets in `text` by `<redacted>`. Idempotent; returns `text` itself when nothing matched. */
 export function redact(text: string): string {
-  if (!GATE_RE.test(text)) return text
-  let out = redactNamed(text)
-  const lower = out.toLowerCase()
-  if (lower.indexOf("bearer") !== -1) out = out.replace(BEARER_RE, replaceBearer)
-  out = out.replace(KEY_RE, REDACTED)
-  if (lower.indexOf("@") !== -1 && lower.indexOf("://") !== -1) out = out.replace(USERINFO_RE, `$1${REDACTED}@`)
+  // one pass finds whether anything may need redacting; most failure records hold no secret
+  if (!ANY_GATE_RE.test(text) && text.indexOf("@") === -1 && !hasZhipuShape(text)) return text
+  const named = GATE_RE.test(text)
+  const shaped = SHAPE_GATE_RE.test(text)
+  const userinfo = text.indexOf("@") !== -1 && text.indexOf("://") !== -1
+  if (!named && !shaped && !userinfo && !hasZhipuShape(text)) return text
+  let out = named ? redactNamed(text) : text
+  if (named && (out.indexOf("earer") !== -1 || out.indexOf("EARER") !== -1)) out = out.replace(BEARER_RE, replaceBearer)
+  if (shaped) out = out.replace(KEY_RE, REDACTED)
+  if (hasZhipuShape(out)) out = out.replace(ZHIPU_KEY_RE, REDACTED)
+  if (userinfo) out = out.replace(USERINFO_RE, `$1${REDACTED}@`)
   return out
 }
 
