@@ -3,7 +3,7 @@
  *
  * Every pattern here is linear: literal alternations, single character classes, bounded
  * whitespace runs, and quoted-string bodies whose alternatives cannot overlap. Each pattern runs
- * only when a cheap `indexOf` on the lowercased text finds one of its markers.
+ * only behind a literal gate (one regex of plain words, or an `indexOf`) that finds its markers.
  */
 
 export const REDACTED = "<redacted>"
