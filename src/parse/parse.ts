@@ -143,18 +143,7 @@ const LLM_WORDS_RE =
   /openai|anthropic|litellm|\bllm|\bgpt|claude|gemini|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|completions|embeddings|\bmodels?\b|模型/i
 
 function conclude(d: Draft, text: string): ParseResult {
-  if (d.status === null && d.bodyStatus !== null) {
-    d.status = d.bodyStatus
-    if (d.explain !== null && d.explain.bodyStatus !== undefined) d.explain.status = d.explain.bodyStatus
-  }
-  // a body whose message is itself the upstream's answer (`"message": "… Error code: 503 - {…}"`)
-  if (d.status === null && d.message !== null && d.message.length <= 4096) {
-    const found = findStatus(d.message, -1, -1)
-    if (found !== null && found.index >= 0) {
-      d.from = "error-body"
-      setStatus(d, found.status, d.message)
-    }
-  }
+  resolveStatus(d, text)
   const ignored = decide(d, text)
   if (ignored !== null) return d.explain === null ? ignored : { ...ignored, evidence: finalEvidence(d.explain) }
   let provider = d.provider
@@ -219,21 +208,37 @@ function isErrorCode(code: number | string | null): boolean {
   return !/^(?:0|200|ok|success|succeeded)$/i.test(code.trim())
 }
 
-/** Null when the draft is a failed call, else the Ignored result saying why not. */
-function decide(d: Draft, text: string): ParseResult | null {
-  if (d.message !== null && !d.messageHinted) readHints(d.message, d)
-  if (d.htmlSeen && !d.jsonBody) d.bodyNotJson = true
-  let status = d.status ?? d.phraseStatus
-  if (status !== null && status < 400 && d.status !== null && text.indexOf("\n") !== -1) {
-    // a multi-line record that shows a success (an access-log line) and then the failure: the failure's status
+/**
+ * The status the record's failure shows, where the extractors left none or a success: the body's
+ * own status; a status inside the body's message (`"message": "… Error code: 503 - {…}"`); in a
+ * multi-line record that logged a success (an access-log line) before the failure, the failure's.
+ */
+function resolveStatus(d: Draft, text: string): void {
+  if (d.status === null && d.bodyStatus !== null) {
+    d.status = d.bodyStatus
+    if (d.explain !== null && d.explain.bodyStatus !== undefined) d.explain.status = d.explain.bodyStatus
+  }
+  if (d.status === null && d.message !== null && d.message.length <= 4096) {
+    const found = findStatus(d.message, -1, -1)
+    if (found !== null && found.index >= 0) {
+      d.from = "error-body"
+      setStatus(d, found.status, d.message)
+    }
+  } else if (d.status !== null && d.status < 400 && text.indexOf("\n") !== -1) {
     const later = findStatus(text.length > 16384 ? text.slice(0, 16384) : text, -1, -1)
     if (later !== null && later.index >= 0) {
       d.from = "status-text"
       d.status = null
       setStatus(d, later.status, text.slice(Math.max(0, later.index - 60), later.index + 40))
-      status = d.status
     }
   }
+}
+
+/** Null when the draft is a failed call, else the Ignored result saying why not. */
+function decide(d: Draft, text: string): ParseResult | null {
+  if (d.message !== null && !d.messageHinted) readHints(d.message, d)
+  if (d.htmlSeen && !d.jsonBody) d.bodyNotJson = true
+  const status = d.status ?? d.phraseStatus
   if (status !== null) {
     // a success, unless its body is an error of the API's own: Baidu Qianfan and MiniMax answer
     // some failures with HTTP 200 and a non-zero error code in the body
