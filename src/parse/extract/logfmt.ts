@@ -11,11 +11,12 @@ const REFERENCE_RE = /\berror reference number:?[ \t]{0,3}(\d{3,6})\b/i
 /**
  * AWS error codes as the SDKs print them (the corpus labels them as the code): botocore's
  * `An error occurred (ThrottlingException) when calling the InvokeModel operation`, the header
- * `x-amzn-ErrorType: AccessDeniedException:…`, the Go SDK v2's `…, ValidationException: …`, and
- * a serialized exception's `"__type"`, `"name"` or `"Code"` (`"name": "ThrottlingException"`).
+ * `x-amzn-ErrorType: AccessDeniedException:…`, the Go SDK v2's `…, ValidationException: …`, the
+ * Bedrock exception names wherever they stand, and an AWS JSON body's `"__type"` or `"Code"`. (A
+ * JS SDK v3 exception object's `name` is read by jsonLog, where `$metadata` says it is one.)
  */
 const AWS_CODE_RE =
-  /An error occurred \(([A-Za-z][A-Za-z]{2,60})\) when calling|\b((?:[Tt]hrottling|[Vv]alidation|[Aa]ccessDenied|[Mm]odelNotReady|[Ss]erviceUnavailable|[Mm]odelTimeout|[Rr]esourceNotFound|[Mm]odelError|[Ss]erviceQuotaExceeded|[Ii]nternalServer|[Mm]odelStreamError|[Ee]xpiredToken|[Uu]nrecognizedClient)Exception)\b|x-amzn-ErrorType:[ \t]{0,3}([A-Z][A-Za-z]{2,60}(?:Exception|Error))|(?:https response error|api error) [^\n]{0,200}?\b([A-Z][A-Za-z]{2,60}Exception):|["'](?:__type|name|Code|code)["'][ \t]{0,3}:[ \t]{0,3}["'](?:[\w.]{1,60}#)?([A-Z][A-Za-z]{2,60}Exception)["']/
+  /An error occurred \(([A-Za-z][A-Za-z]{2,60})\) when calling|\b((?:[Tt]hrottling|[Vv]alidation|[Aa]ccessDenied|[Mm]odelNotReady|[Ss]erviceUnavailable|[Mm]odelTimeout|[Rr]esourceNotFound|[Mm]odelError|[Ss]erviceQuotaExceeded|[Ii]nternalServer|[Mm]odelStreamError|[Ee]xpiredToken|[Uu]nrecognizedClient)Exception)\b|x-amzn-ErrorType:[ \t]{0,3}([A-Z][A-Za-z]{2,60}(?:Exception|Error))|(?:https response error|api error) [^\n]{0,200}?\b([A-Z][A-Za-z]{2,60}Exception):|["'](?:__type|Code)["'][ \t]{0,3}:[ \t]{0,3}["'](?:[\w.]{1,60}#)?([A-Z][A-Za-z]{2,60}Exception)["']/
 
 const SERVICE_CODE_TEXT_RE = /(?<![\w-])(?:error_?)?code[ \t]{0,2}[:=][ \t]{0,2}(\d{4,7})(?![\w.])/i
 
