@@ -28,6 +28,9 @@ export interface IngestOptions {
 export interface IngestSummary {
   accepted: number
   duplicates: number
+  /** Structured records of successful calls (a `status` below 400): calls, not failures (CONTRACT section 6). */
+  counted: number
+  /** Other records that are not failed calls (ordinary log lines of a shipper). */
   ignored: number
   /** The first REJECTED_LISTED rejections; `rejectedCount` counts them all. */
   rejected: Array<{ index: number; error: string }>
@@ -42,7 +45,7 @@ export const eventsOfBody = (
   format: "json" | "ndjson",
   text: string,
   ingestedAt: string
-): { events: FailureEvent[]; ignored: number; rejected: Array<{ index: number; error: string }>; rejectedCount: number } | HttpFailure => {
+): { events: FailureEvent[]; counted: number; ignored: number; rejected: Array<{ index: number; error: string }>; rejectedCount: number } | HttpFailure => {
   const decoded = decodeBody(format, text)
   // reasons may quote the sender's input: they are redacted like everything else we answer
   if (decoded._tag === "BadJson") return new HttpFailure({ status: 400, code: "bad_json", message: redact(decoded.message) })
@@ -53,6 +56,7 @@ export const eventsOfBody = (
     if (rejectedCount++ < REJECTED_LISTED) rejected.push({ index, error: redact(error) })
   }
   let ignored = 0
+  let counted = 0
   for (const item of decoded.items) {
     if ("error" in item) {
       reject(item.index, item.error)
@@ -66,7 +70,9 @@ export const eventsOfBody = (
     const record = checked.right
     const parsed = parseStructured(record as Record<string, unknown>)
     if (parsed._tag === "Ignored") {
-      ignored++
+      // a structured record whose sender gives a status below 400 is a successful call
+      if (parsed.reason === "status < 400" && isStructuredCall(record)) counted++
+      else ignored++
       continue
     }
     const failure = parsed.failure.occurredAt === null ? { ...parsed.failure, occurredAt: shipperTime(record) } : parsed.failure
@@ -74,7 +80,12 @@ export const eventsOfBody = (
       makeEvent(failure, parsed.sample, classify(failure), { source: "webhook", line: null, ingestedAt, id: record.id === undefined ? undefined : redact(record.id) })
     )
   }
-  return { events, ignored, rejected, rejectedCount }
+  return { events, counted, ignored, rejected, rejectedCount }
+}
+
+const isStructuredCall = (record: object): boolean => {
+  const r = record as Record<string, unknown>
+  return r["raw"] === undefined && r["log"] === undefined && (typeof r["status"] === "number" || typeof r["status"] === "string" || typeof r["statusCode"] === "number")
 }
 
 /**
@@ -112,18 +123,18 @@ export const makeIngestHandler = (opts: IngestOptions, runtime: Runtime.Runtime<
       }
       const out = eventsOfBody(format, raw.toString("utf8"), new Date().toISOString())
       if (out instanceof HttpFailure) return fail(res, out, "bad_json")
-      if (out.events.length === 0 && out.ignored === 0 && out.rejected.length > 0) {
+      if (out.events.length === 0 && out.ignored === 0 && out.counted === 0 && out.rejected.length > 0) {
         const message = `no record could be read: ${out.rejected.slice(0, 3).map((r) => `[${r.index}] ${r.error}`).join("; ")}`
         return fail(res, new HttpFailure({ status: 400, code: "bad_request", message, extra: { accepted: 0, duplicates: 0, rejected: out.rejected, rejectedCount: out.rejectedCount } }), "rejected")
       }
-      const batch = { source: "webhook", events: out.events, linesRead: out.events.length + out.ignored, ignored: out.ignored, checkpoint: null }
+      const batch = { source: "webhook", events: out.events, linesRead: out.events.length + out.ignored + out.counted, ignored: out.ignored + out.counted, checkpoint: null }
       const queued = opts.intake.submit(batch, (committed) => {
         if (committed instanceof StoreUnavailable) {
           log(Effect.logWarning("could not commit a batch; the sender is told to retry", { source: "webhook", error: committed.message }))
           return fail(res, unavailable(`the database is unavailable, retry later: ${committed.message}`), null)
         }
         opts.metrics.webhookRequests.inc({ outcome: "accepted" })
-        const summary: IngestSummary = { accepted: committed.inserted.length, duplicates: committed.duplicates, ignored: out.ignored, rejected: out.rejected, rejectedCount: out.rejectedCount }
+        const summary: IngestSummary = { accepted: committed.inserted.length, duplicates: committed.duplicates, counted: out.counted, ignored: out.ignored, rejected: out.rejected, rejectedCount: out.rejectedCount }
         send(res, 202, summary)
       })
       if (!queued) fail(res, unavailable("faultline is busy writing, retry later"), null)

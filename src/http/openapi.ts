@@ -52,7 +52,7 @@ export const openApiDocument = {
       IngestResult: {
         type: "object",
         properties: {
-          accepted: { type: "integer" }, duplicates: { type: "integer" }, ignored: { type: "integer" },
+          accepted: { type: "integer" }, duplicates: { type: "integer" }, counted: { type: "integer" }, ignored: { type: "integer" },
           rejected: { type: "array", maxItems: 100, items: { type: "object", properties: { index: { type: "integer" }, error: { type: "string" } } } },
           rejectedCount: { type: "integer" }
         }

@@ -78,7 +78,7 @@ const assertAccounted = (format: "json" | "ndjson", text: string): void => {
     expect(typeof r.error).toBe("string")
     expect(r.error.trim().length).toBeGreaterThan(0)
   }
-  expect(out.events.length + out.ignored + out.rejectedCount).toBe(decoded.items.length)
+  expect(out.events.length + out.counted + out.ignored + out.rejectedCount).toBe(decoded.items.length)
   for (const e of out.events) {
     expect(e.source).toBe("webhook")
     expect(e.ingestedAt).toBe(NOW)

@@ -175,7 +175,7 @@ describe("the read API over seeded events", () => {
     })
     const r = await answer(await d.fetch("/v1/events", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(records) }))
     expect(r.status, r.text).toBe(202)
-    expect(r.body).toEqual({ accepted: seeds.length, duplicates: 0, ignored: 0, rejected: [], rejectedCount: 0 })
+    expect(r.body).toEqual({ accepted: seeds.length, duplicates: 0, counted: 0, ignored: 0, rejected: [], rejectedCount: 0 })
   })
   afterAll(async () => {
     if (d !== undefined) expect((await d.stop("SIGTERM")).code).toBe(0)

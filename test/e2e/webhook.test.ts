@@ -130,7 +130,7 @@ describe("POST /v1/events: structured records, arrays, NDJSON, idempotency", () 
     const t1 = Date.now()
     expect(res.status).toBe(202)
     expect(res.headers.get("content-type")).toMatch(/^application\/json/)
-    expect(res.body).toEqual({ accepted: 1, duplicates: 0, ignored: 0, rejected: [], rejectedCount: 0 })
+    expect(res.body).toEqual({ accepted: 1, duplicates: 0, counted: 0, ignored: 0, rejected: [], rejectedCount: 0 })
 
     const e = await eventById(d, id)
     expect(Object.keys(e)).toEqual(expect.arrayContaining(EVENT_KEYS))
@@ -179,6 +179,19 @@ describe("POST /v1/events: structured records, arrays, NDJSON, idempotency", () 
     }
   })
 
+  it("counts a structured record with a status below 400 as a successful call, stores nothing of it, whatever its body", async () => {
+    const id = uid("ok")
+    const res = await post(d, [
+      { id, status: 200, model: "Qwen/Qwen2.5-7B-Instruct", service: "calls" },
+      { status: 200, body: { code: 336501, message: "Rate limit reached for RPM" }, service: "calls" },
+      { status: 500, body: { code: 50500, message: "Internal server error", data: null }, service: "calls" },
+      { raw: `${new Date().toISOString()} INFO http - GET /healthz 200 1ms` }
+    ])
+    expect(res.status).toBe(202)
+    expect(res.body).toEqual({ accepted: 1, duplicates: 0, counted: 2, ignored: 1, rejected: [], rejectedCount: 0 })
+    expect((await allEvents(d)).some((e) => e.id === id)).toBe(false)
+  })
+
   it("accepts a JSON array of several records, each classified on its own", async () => {
     const ids = [uid("arr"), uid("arr"), uid("arr"), uid("arr")]
     const occurredAt = new Date(Date.now() - 3_600_000).toISOString()
@@ -189,7 +202,7 @@ describe("POST /v1/events: structured records, arrays, NDJSON, idempotency", () 
       { id: ids[3], status: 400, code: 20012, message: "Model does not exist. Please check it carefully.", model: "Kwai-Kolors/Kolors", endpoint: "/v1/images/generations" }
     ])
     expect(res.status).toBe(202)
-    expect(res.body).toEqual({ accepted: 4, duplicates: 0, ignored: 0, rejected: [], rejectedCount: 0 })
+    expect(res.body).toEqual({ accepted: 4, duplicates: 0, counted: 0, ignored: 0, rejected: [], rejectedCount: 0 })
 
     const byId = new Map((await allEvents(d)).map((e) => [e.id, e]))
     expect(byId.get(ids[0])).toMatchObject({ category: "server_error", rateLimitKind: null, severity: "critical", model: "deepseek-ai/DeepSeek-V3", service: "batch", status: 500 })
@@ -208,7 +221,7 @@ describe("POST /v1/events: structured records, arrays, NDJSON, idempotency", () 
     ])
     const res = await post(d, body, { contentType: "application/x-ndjson" })
     expect(res.status).toBe(202)
-    expect(res.body).toMatchObject({ accepted: 3, duplicates: 0, ignored: 0 })
+    expect(res.body).toMatchObject({ accepted: 3, duplicates: 0, counted: 0, ignored: 0 })
     expect(res.body.rejected).toEqual([{ index: 1, error: expect.stringMatching(/JSON/) }])
 
     const byId = new Map((await allEvents(d)).map((e) => [e.id, e]))
@@ -230,14 +243,14 @@ describe("POST /v1/events: structured records, arrays, NDJSON, idempotency", () 
     const rec = { id, status: 429, body: TPM_BODY, model: "Qwen/Qwen2.5-7B-Instruct", service: "chat-api" }
     const first = await post(d, [rec, { ...rec, requestId: "another-request" }])
     expect(first.status).toBe(202)
-    expect(first.body).toEqual({ accepted: 1, duplicates: 1, ignored: 0, rejected: [], rejectedCount: 0 })
+    expect(first.body).toEqual({ accepted: 1, duplicates: 1, counted: 0, ignored: 0, rejected: [], rejectedCount: 0 })
 
     const again = await post(d, rec)
     expect(again.status).toBe(202)
-    expect(again.body).toEqual({ accepted: 0, duplicates: 1, ignored: 0, rejected: [], rejectedCount: 0 })
+    expect(again.body).toEqual({ accepted: 0, duplicates: 1, counted: 0, ignored: 0, rejected: [], rejectedCount: 0 })
 
     const asNdjson = await post(d, ndjson([rec, { ...rec, id: `${id}-other` }]), { contentType: "application/x-ndjson" })
-    expect(asNdjson.body).toEqual({ accepted: 1, duplicates: 1, ignored: 0, rejected: [], rejectedCount: 0 })
+    expect(asNdjson.body).toEqual({ accepted: 1, duplicates: 1, counted: 0, ignored: 0, rejected: [], rejectedCount: 0 })
 
     expect((await allEvents(d)).filter((e) => e.id === id)).toHaveLength(1)
     expect((await allEvents(d)).filter((e) => e.id === `${id}-other`)).toHaveLength(1)
@@ -293,7 +306,7 @@ describe("POST /v1/events: what Vector's http sink and Fluent Bit's http output 
     ]
     const res = await post(d, body)
     expect(res.status).toBe(202)
-    expect(res.body).toEqual({ accepted: sent.length, duplicates: 0, ignored: 3, rejected: [], rejectedCount: 0 })
+    expect(res.body).toEqual({ accepted: sent.length, duplicates: 0, counted: 0, ignored: 3, rejected: [], rejectedCount: 0 })
     expectClassified(await eventsAfter(d, before), sent.map((s) => ({ sample: s.sample, occurredAt: s.expected })))
   })
 
@@ -306,7 +319,7 @@ describe("POST /v1/events: what Vector's http sink and Fluent Bit's http output 
     ])
     const res = await post(d, body, { contentType: "application/x-ndjson" })
     expect(res.status).toBe(202)
-    expect(res.body).toEqual({ accepted: 3, duplicates: 0, ignored: 1, rejected: [], rejectedCount: 0 })
+    expect(res.body).toEqual({ accepted: 3, duplicates: 0, counted: 0, ignored: 1, rejected: [], rejectedCount: 0 })
     expectClassified(await eventsAfter(d, before), sent.map((s) => ({ sample: s.sample, occurredAt: s.expected })))
   })
 
@@ -326,7 +339,7 @@ describe("POST /v1/events: what Vector's http sink and Fluent Bit's http output 
     ]
     const res = await post(d, body)
     expect(res.status).toBe(202)
-    expect(res.body).toEqual({ accepted: sent.length, duplicates: 0, ignored: 2, rejected: [], rejectedCount: 0 })
+    expect(res.body).toEqual({ accepted: sent.length, duplicates: 0, counted: 0, ignored: 2, rejected: [], rejectedCount: 0 })
     expectClassified(await eventsAfter(d, before), sent.map((s) => ({ sample: s.sample, occurredAt: s.expected })))
   })
 
@@ -339,7 +352,7 @@ describe("POST /v1/events: what Vector's http sink and Fluent Bit's http output 
     ])
     const res = await post(d, body, { contentType: "application/x-ndjson" })
     expect(res.status).toBe(202)
-    expect(res.body).toEqual({ accepted: sent.length, duplicates: 0, ignored: 1, rejected: [], rejectedCount: 0 })
+    expect(res.body).toEqual({ accepted: sent.length, duplicates: 0, counted: 0, ignored: 1, rejected: [], rejectedCount: 0 })
     expectClassified(await eventsAfter(d, before), sent.map((s) => ({ sample: s.sample, occurredAt: s.expected })))
   })
 
@@ -347,7 +360,7 @@ describe("POST /v1/events: what Vector's http sink and Fluent Bit's http output 
     const before = await idsOf(d)
     const res = await post(d, ordinaryLines.map((l) => vectorRecord(l, vectorTime(60_000).shipped)))
     expect(res.status).toBe(202)
-    expect(res.body).toEqual({ accepted: 0, duplicates: 0, ignored: ordinaryLines.length, rejected: [], rejectedCount: 0 })
+    expect(res.body).toEqual({ accepted: 0, duplicates: 0, counted: 0, ignored: ordinaryLines.length, rejected: [], rejectedCount: 0 })
     expect(await eventsAfter(d, before)).toEqual([])
   })
 })
@@ -368,7 +381,7 @@ describe("POST /v1/events: bad bodies are refused precisely and the daemon keeps
     const id = uid("after")
     const ok = await post(d, { id, status: 500, message: "Internal server error" })
     expect(ok.status).toBe(202)
-    expect(ok.body).toEqual({ accepted: 1, duplicates: 0, ignored: 0, rejected: [], rejectedCount: 0 })
+    expect(ok.body).toEqual({ accepted: 1, duplicates: 0, counted: 0, ignored: 0, rejected: [], rejectedCount: 0 })
     await healthy(d)
   }
 
@@ -475,7 +488,7 @@ describe("POST /v1/events: bodies over http.maxBodyBytes", () => {
     const framed = Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from("\r\n0\r\n\r\n")])
     const res = await rawHttp(d.port, ["Transfer-Encoding: chunked"], framed)
     expect(res.status).toBe(202)
-    expect(JSON.parse(res.body)).toEqual({ accepted: 1, duplicates: 0, ignored: 0, rejected: [], rejectedCount: 0 })
+    expect(JSON.parse(res.body)).toEqual({ accepted: 1, duplicates: 0, counted: 0, ignored: 0, rejected: [], rejectedCount: 0 })
     expect((await eventById(d, id)).category).toBe("overload")
   })
 
@@ -488,7 +501,7 @@ describe("POST /v1/events: bodies over http.maxBodyBytes", () => {
     }
     const res = await post(d, recs)
     expect(res.status).toBe(202)
-    expect(res.body).toEqual({ accepted: recs.length, duplicates: 0, ignored: 0, rejected: [], rejectedCount: 0 })
+    expect(res.body).toEqual({ accepted: recs.length, duplicates: 0, counted: 0, ignored: 0, rejected: [], rejectedCount: 0 })
   })
 })
 
@@ -525,10 +538,10 @@ describe("POST /v1/events with http.ingestToken and http.apiToken", () => {
     const b = rec()
     const viaIngest = await post(d, a, { token: ingestToken })
     expect(viaIngest.status).toBe(202)
-    expect(viaIngest.body).toEqual({ accepted: 1, duplicates: 0, ignored: 0, rejected: [], rejectedCount: 0 })
+    expect(viaIngest.body).toEqual({ accepted: 1, duplicates: 0, counted: 0, ignored: 0, rejected: [], rejectedCount: 0 })
     const viaApi = await post(d, b, { token: apiToken })
     expect(viaApi.status).toBe(202)
-    expect(viaApi.body).toEqual({ accepted: 1, duplicates: 0, ignored: 0, rejected: [], rejectedCount: 0 })
+    expect(viaApi.body).toEqual({ accepted: 1, duplicates: 0, counted: 0, ignored: 0, rejected: [], rejectedCount: 0 })
     const ids = (await allEvents(d, apiToken)).map((e) => e.id)
     expect(ids).toContain(a.id)
     expect(ids).toContain(b.id)
@@ -568,7 +581,7 @@ describe("POST /v1/events with http.ingestHmacSecret", () => {
     const ts = now()
     const res = await post(d, b, { headers: { "x-faultline-timestamp": ts, "x-faultline-signature": sign(ts, b) } })
     expect(res.status).toBe(202)
-    expect(res.body).toEqual({ accepted: 1, duplicates: 0, ignored: 0, rejected: [], rejectedCount: 0 })
+    expect(res.body).toEqual({ accepted: 1, duplicates: 0, counted: 0, ignored: 0, rejected: [], rejectedCount: 0 })
     const id = (JSON.parse(b) as Array<{ id: string }>)[0]!.id
     expect((await eventById(d, id)).category).toBe("server_error")
   })
@@ -647,7 +660,7 @@ describe("POST /v1/events: secrets never reach the store or the log", () => {
       }
     ])
     expect(res.status).toBe(202)
-    expect(res.body).toEqual({ accepted: 4, duplicates: 0, ignored: 0, rejected: [], rejectedCount: 0 })
+    expect(res.body).toEqual({ accepted: 4, duplicates: 0, counted: 0, ignored: 0, rejected: [], rejectedCount: 0 })
 
     const stored = (await allEvents(d)).filter((e) => ids.includes(e.id))
     expect(stored.map((e) => e.category).sort()).toEqual(["auth_key", "auth_key", "rate_limit", "transport"])
