@@ -23,7 +23,7 @@ import BetterSqlite3 from "better-sqlite3"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { type BenchResult, envNumber, makeTempDir, note, ratioOf, removeTempDir, rng, round, runStandalone } from "./common.js"
-import { plainLoop, runDaemon } from "./tail.js"
+import { type GeneratedLog, pad, plainLoop, runDaemon, textTs } from "./tail.js"
 
 // ---------------------------------------------------------------------------------------------
 // the log
@@ -35,20 +35,9 @@ const BAD_REQUEST_MESSAGES = [
   "temperature must be between 0 and 2."
 ]
 
-export interface StormLog {
-  readonly lines: number
-  readonly failures: number
-  readonly bytes: number
-}
+/** The storm log written: its lines, the failed calls among them, its bytes. */
+export type StormLog = GeneratedLog
 
-const pad = (n: number, w = 2): string => String(n).padStart(w, "0")
-/** `2026-11-21 10:00:00,123` (UTC). */
-const textTs = (ms: number): string => {
-  const d = new Date(ms)
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())},${pad(d.getUTCMilliseconds(), 3)}`
-}
-
-/** Writes `lines` lines to `file`: lines 4k+3 are INFO, the others failed calls. Timestamps: the hour before `endMs`. */
 export const generateStorm = (file: string, lines: number, endMs = Date.now(), seed = 15): StormLog => {
   const r = rng(seed)
   const int = (n: number): number => Math.floor(r() * n)

@@ -79,9 +79,9 @@ export interface GeneratedLog {
   readonly bytes: number
 }
 
-const pad = (n: number, w = 2): string => String(n).padStart(w, "0")
+export const pad = (n: number, w = 2): string => String(n).padStart(w, "0")
 /** `2026-11-21 10:00:00,123` (UTC), the Java/Python logging style. */
-const textTs = (ms: number): string => {
+export const textTs = (ms: number): string => {
   const d = new Date(ms)
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())},${pad(d.getUTCMilliseconds(), 3)}`
 }

@@ -3,16 +3,9 @@ import { describe, expect, it } from "vitest"
 import { classify } from "../../src/classify/classify.js"
 import { categories, rateLimitKinds } from "../../src/classify/Event.js"
 import { parseRecord } from "../../src/parse/parse.js"
+import type { LabelledRecord } from "../../bench/eval.js"
 
-interface Sample {
-  readonly id: string
-  readonly raw: string
-  readonly status: number | null
-  readonly code: number | string | null
-  readonly model: string | null
-  readonly category: ReadonlyArray<string>
-  readonly rateLimitKind: ReadonlyArray<string | null>
-}
+type Sample = LabelledRecord
 
 const CORPUS = new URL("../../fixtures/corpus/public.jsonl", import.meta.url)
 const SHARED = new URL("../../../shared/corpus/public.jsonl", import.meta.url)
