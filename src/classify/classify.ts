@@ -134,11 +134,12 @@ function decide(f: ParsedFailure): Verdict {
   const v = decideCategory(f)
   if (f.provider !== null) return v
   // the provider the message (or the class, type, code) names beats one a catalogue entry implies
-  const told = providerOfText(classificationText(f))
+  const text = classificationText(f)
+  const told = providerOfText(text)
   if (told !== null) return { ...v, provider: told.provider, providerText: told.text }
   if (v.provider !== null || (f.code === null && f.errorClass === null)) return v
   // a code or class only one family uses (`ThrottlingException`, `1113`) names it whatever decided the category
-  const input: CatalogInput = { status: f.status ?? f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, text: classificationText(f), provider: null }
+  const input: CatalogInput = { status: f.status ?? f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, text, provider: null }
   const own = lookup(input, WORD_ORDER).find((e) => e.identifies === true && (e.match.code !== undefined || e.match.errorClass !== undefined))
   return own === undefined ? v : { ...v, provider: own.family }
 }

@@ -213,6 +213,9 @@ function endsValue(text: string, i: number): boolean {
   return false
 }
 
+/** The value key of a `{name, value}` pair object. */
+const VALUE_KEY_RE = /^(?:value|val|v)\b/i
+
 const MAX_VALUE = 8192
 const NOT_SECRET = new Set(["null", "none", "nil", "undefined", "true", "false", "redacted", "<redacted>"])
 
@@ -248,8 +251,9 @@ function valueAfter(text: string, start: number, end: number, name: string): { f
     // `"value": ` of a name/value pair object
     const q = quoteAt(text, i)
     const k = i + q
-    if (/^(?:value|val|v)\b/i.test(text.slice(k, k + 6))) {
-      let j = k + (text.slice(k, k + 5).toLowerCase() === "value" ? 5 : text.slice(k, k + 3).toLowerCase() === "val" ? 3 : 1)
+    const key = VALUE_KEY_RE.exec(text.slice(k, k + 6))
+    if (key !== null) {
+      let j = k + key[0].length
       j += quoteAt(text, j)
       j = skipBlanks(text, j)
       const s2 = separatorAt(text, j)
