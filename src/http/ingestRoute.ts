@@ -12,7 +12,10 @@ import { redact } from "../parse/redact.js"
 import type { Metrics } from "../observe/metrics.js"
 import { makeEvent } from "../sources/pipeline.js"
 import { type IntakeApi, StoreUnavailable } from "../sources/Intake.js"
-import { bodyFormatOf, checkRecord, decodeBody, shipperTime } from "../sources/webhook/decode.js"
+import { bodyFormatOf, checkCallsPost, checkRecord, decodeBody, type IngestRecord, isCallsPost, shipperTime } from "../sources/webhook/decode.js"
+import { callOf } from "../parse/call.js"
+import { providerOfHosts, providerOfName } from "../catalog/index.js"
+import { type CallCount, type CallPost, CallTally, countedPosts, minuteOf } from "../sources/Batch.js"
 import { checkTokens, verifyHmac } from "./auth.js"
 import { readBody } from "./body.js"
 import { errorBody, HttpFailure } from "./respond.js"
@@ -28,7 +31,7 @@ export interface IngestOptions {
 export interface IngestSummary {
   accepted: number
   duplicates: number
-  /** Structured records of successful calls (a `status` below 400): calls, not failures (CONTRACT section 6). */
+  /** Successful calls among the records (a structured `status` below 400, a raw line that shows one), plus the calls of `calls` posts: counted, not stored (CONTRACT section 6). */
   counted: number
   /** Other records that are not failed calls (ordinary log lines of a shipper). */
   ignored: number
@@ -41,11 +44,19 @@ export interface IngestSummary {
 export const REJECTED_LISTED = 100
 
 /** Pure part: body text → events + per-record outcomes. */
-export const eventsOfBody = (
-  format: "json" | "ndjson",
-  text: string,
-  ingestedAt: string
-): { events: FailureEvent[]; counted: number; ignored: number; rejected: Array<{ index: number; error: string }>; rejectedCount: number } | HttpFailure => {
+export interface BodyOutcome {
+  events: FailureEvent[]
+  /** Successful calls among the records, counted per minute, service, model and provider. */
+  calls: CallCount[]
+  /** `{"calls": [...]}` items: counts kept by the application. */
+  posts: CallPost[]
+  counted: number
+  ignored: number
+  rejected: Array<{ index: number; error: string }>
+  rejectedCount: number
+}
+
+export const eventsOfBody = (format: "json" | "ndjson", text: string, ingestedAt: string): BodyOutcome | HttpFailure => {
   const decoded = decodeBody(format, text)
   // reasons may quote the sender's input: they are redacted like everything else we answer
   if (decoded._tag === "BadJson") return new HttpFailure({ status: 400, code: "bad_json", message: redact(decoded.message) })
@@ -57,9 +68,18 @@ export const eventsOfBody = (
   }
   let ignored = 0
   let counted = 0
+  const calls = new CallTally()
+  const posts: CallPost[] = []
+  const ingestedMs = Date.parse(ingestedAt)
   for (const item of decoded.items) {
     if ("error" in item) {
       reject(item.index, item.error)
+      continue
+    }
+    if (isCallsPost(item.value)) {
+      const post = checkCallsPost(item.value)
+      if (Either.isLeft(post)) reject(item.index, post.left)
+      else posts.push(callPostOf(post.right))
       continue
     }
     const checked = checkRecord(item.value)
@@ -70,9 +90,22 @@ export const eventsOfBody = (
     const record = checked.right
     const parsed = parseStructured(record as Record<string, unknown>)
     if (parsed._tag === "Ignored") {
-      // a structured record whose sender gives a status below 400 is a successful call
-      if (parsed.reason === "status < 400" && isStructuredCall(record)) counted++
-      else ignored++
+      // a structured record whose sender gives a status below 400 is a successful call; a raw
+      // one (a shipper's log line) is one when its text shows it
+      if (parsed.reason === "status < 400" && isStructuredCall(record)) {
+        counted++
+        const t = Date.parse(shipperTime(record) ?? "")
+        calls.add(minuteOf(Number.isNaN(t) ? ingestedMs : t), record.service ?? null, record.model ?? null, structuredProvider(record), 1)
+        continue
+      }
+      const raw = typeof record.raw === "string" ? record.raw : typeof record.log === "string" ? record.log : typeof record.message === "string" ? record.message : null
+      const call = raw === null ? null : callOf(raw)
+      if (call === null) ignored++
+      else {
+        counted++
+        const t = call.occurredAt ?? Date.parse(shipperTime(record) ?? "")
+        calls.add(minuteOf(Number.isNaN(t) ? ingestedMs : t), call.service ?? record.service ?? null, call.model ?? record.model ?? null, call.provider, 1)
+      }
       continue
     }
     const failure = parsed.failure.occurredAt === null ? { ...parsed.failure, occurredAt: shipperTime(record) } : parsed.failure
@@ -80,8 +113,24 @@ export const eventsOfBody = (
       makeEvent(failure, parsed.sample, classify(failure), { source: "webhook", line: null, ingestedAt, id: record.id === undefined ? undefined : redact(record.id) })
     )
   }
-  return { events, counted, ignored, rejected, rejectedCount }
+  return { events, calls: calls.take(), posts, counted, ignored, rejected, rejectedCount }
 }
+
+/** The provider a structured record names (`provider`), or its endpoint's API host. */
+const structuredProvider = (record: IngestRecord): string | null => {
+  const named = (record as Record<string, unknown>)["provider"]
+  if (typeof named === "string" && named.trim() !== "" && named.length <= 64) return providerOfName(named) ?? named.trim().toLowerCase()
+  return typeof record.endpoint === "string" ? (providerOfHosts(record.endpoint)?.provider ?? null) : null
+}
+
+const callPostOf = (post: { readonly id?: string | undefined; readonly calls: ReadonlyArray<{ readonly minute: string; readonly service?: string | null | undefined; readonly model?: string | null | undefined; readonly provider?: string | null | undefined; readonly ok: number; readonly failed: number }> }): CallPost => {
+  const tally = new CallTally()
+  for (const c of post.calls) tally.add(minuteOf(Date.parse(c.minute)), c.service ?? null, c.model ?? null, c.provider?.trim().toLowerCase() || null, c.ok, c.failed)
+  return { id: post.id === undefined ? null : redact(post.id), calls: tally.take() }
+}
+
+/** Calls a post adds. */
+const postSize = (p: CallPost): number => p.calls.reduce((n, c) => n + c.ok + c.failed, 0)
 
 const isStructuredCall = (record: object): boolean => {
   const r = record as Record<string, unknown>
@@ -123,18 +172,35 @@ export const makeIngestHandler = (opts: IngestOptions, runtime: Runtime.Runtime<
       }
       const out = eventsOfBody(format, raw.toString("utf8"), new Date().toISOString())
       if (out instanceof HttpFailure) return fail(res, out, "bad_json")
-      if (out.events.length === 0 && out.ignored === 0 && out.counted === 0 && out.rejected.length > 0) {
+      if (out.events.length === 0 && out.ignored === 0 && out.counted === 0 && out.posts.length === 0 && out.rejected.length > 0) {
         const message = `no record could be read: ${out.rejected.slice(0, 3).map((r) => `[${r.index}] ${r.error}`).join("; ")}`
         return fail(res, new HttpFailure({ status: 400, code: "bad_request", message, extra: { accepted: 0, duplicates: 0, rejected: out.rejected, rejectedCount: out.rejectedCount } }), "rejected")
       }
-      const batch = { source: "webhook", events: out.events, linesRead: out.events.length + out.ignored + out.counted, ignored: out.ignored + out.counted, checkpoint: null }
+      const batch = {
+        source: "webhook",
+        events: out.events,
+        linesRead: out.events.length + out.ignored + out.counted,
+        ignored: out.ignored + out.counted,
+        checkpoint: null,
+        calls: out.calls,
+        callPosts: out.posts
+      }
       const queued = opts.intake.submit(batch, (committed) => {
         if (committed instanceof StoreUnavailable) {
           log(Effect.logWarning("could not commit a batch; the sender is told to retry", { source: "webhook", error: committed.message }))
           return fail(res, unavailable(`the database is unavailable, retry later: ${committed.message}`), null)
         }
         opts.metrics.webhookRequests.inc({ outcome: "accepted" })
-        const summary: IngestSummary = { accepted: committed.inserted.length, duplicates: committed.duplicates, counted: out.counted, ignored: out.ignored, rejected: out.rejected, rejectedCount: out.rejectedCount }
+        // a calls post counts its calls; a retry of one already counted is a duplicate
+        const posted = countedPosts(batch, committed)
+        const summary: IngestSummary = {
+          accepted: committed.inserted.length,
+          duplicates: committed.duplicates + out.posts.length - posted.length,
+          counted: out.counted + posted.reduce((n, p) => n + postSize(p), 0),
+          ignored: out.ignored,
+          rejected: out.rejected,
+          rejectedCount: out.rejectedCount
+        }
         send(res, 202, summary)
       })
       if (!queued) fail(res, unavailable("faultline is busy writing, retry later"), null)

@@ -5,6 +5,7 @@
 import { Context, Layer } from "effect"
 import client from "prom-client"
 import type { FailureEvent } from "../classify/Event.js"
+import type { CallCount } from "../sources/Batch.js"
 
 class Capped {
   private readonly seen = new Set<string>()
@@ -32,6 +33,7 @@ export class Metrics {
   private readonly providers: Capped
   private readonly sourcesCap: Capped
   private readonly failures: client.Counter<"category" | "rate_limit_kind" | "status" | "model" | "service" | "provider">
+  private readonly calls: client.Counter<"model" | "service" | "provider" | "outcome">
   private readonly linesRead: client.Counter<"source">
   private readonly linesIgnored: client.Counter<"source">
   readonly ingestErrors: client.Counter<"reason">
@@ -51,6 +53,12 @@ export class Metrics {
       name: "faultline_failures_total",
       help: "Failed LLM API calls stored, by classification.",
       labelNames: ["category", "rate_limit_kind", "status", "model", "service", "provider"],
+      registers
+    })
+    this.calls = new client.Counter({
+      name: "faultline_calls_total",
+      help: "Calls of the LLM API seen, failed and successful (outcome ok or failed).",
+      labelNames: ["model", "service", "provider", "outcome"],
       registers
     })
     this.linesRead = new client.Counter({ name: "faultline_lines_read_total", help: "Log lines (and webhook records) read.", labelNames: ["source"], registers })
@@ -117,7 +125,7 @@ export class Metrics {
     this.sourceLag = f
   }
 
-  recordBatch(source: string, linesRead: number, ignored: number, inserted: ReadonlyArray<FailureEvent>): void {
+  recordBatch(source: string, linesRead: number, ignored: number, inserted: ReadonlyArray<FailureEvent>, calls: ReadonlyArray<CallCount> = []): void {
     const s = this.sourcesCap.label(source)
     if (linesRead > 0) this.linesRead.inc({ source: s }, linesRead)
     if (ignored > 0) this.linesIgnored.inc({ source: s }, ignored)
@@ -136,6 +144,26 @@ export class Metrics {
       }
     }
     for (const { labels, n } of counts.values()) this.failures.inc(labels, n)
+    this.recordCalls(calls, inserted)
+  }
+
+  /** faultline_calls_total: `calls` as counted, and each stored event as a failed call. */
+  recordCalls(calls: ReadonlyArray<Pick<CallCount, "service" | "model" | "provider" | "ok" | "failed">>, failedEvents: ReadonlyArray<FailureEvent> = []): void {
+    const counts = new Map<string, { labels: Record<string, string>; n: number }>()
+    const add = (model: string | null, service: string | null, provider: string | null, outcome: "ok" | "failed", n: number) => {
+      if (n <= 0) return
+      const labels = { model: this.models.label(model), service: this.services.label(service), provider: this.providers.label(provider), outcome }
+      const key = `${labels.model}\u0000${labels.service}\u0000${labels.provider}\u0000${outcome}`
+      const c = counts.get(key)
+      if (c !== undefined) c.n += n
+      else counts.set(key, { labels, n })
+    }
+    for (const c of calls) {
+      add(c.model, c.service, c.provider, "ok", c.ok)
+      add(c.model, c.service, c.provider, "failed", c.failed)
+    }
+    for (const e of failedEvents) add(e.model, e.service, e.provider, "failed", 1)
+    for (const { labels, n } of counts.values()) this.calls.inc(labels, n)
   }
 
   text(): Promise<string> {

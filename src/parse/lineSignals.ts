@@ -18,8 +18,23 @@ export const LineSignal = {
   /** The service's own body, `"code": 20012` (SERVICE_CODE_RE). */
   ServiceCode: 2,
   /** A byte above 0x7f: the line may hold the Chinese wordings, which only a text test sees. */
-  NonAscii: 4
+  NonAscii: 4,
+  /** A word of an LLM API call (CALL_WORDS_RE): a record without a failure signal may still be a call to count. */
+  Call: 8
 } as const
+
+/**
+ * What a successful call of the LLM API shows besides its status (CONTRACT section 3): an LLM
+ * endpoint or a model. Only records holding one are looked at for a call to count (call.ts);
+ * the bytes' test (`lineSignals`, flag Call) matches exactly where this does.
+ */
+const CALL_WORDS: ReadonlyArray<string> = [
+  "model", "completions", "generatecontent", "embeddings", "v1/messages", "audio/speech", "audio/transcriptions",
+  "images/generations", "api/chat", "api/generate", "/invoke", "/converse", "v1/responses", "/rerank"
+]
+export const CALL_WORDS_RE = new RegExp(CALL_WORDS.join("|"), "i")
+const CALL_AT = new RegExp(CALL_WORDS_RE.source, "iy")
+const CALL_WINDOW = Math.max(...CALL_WORDS.map((w) => w.length))
 
 /** The service's own body (`{"code": 20012, "message": ...}`), whatever its wording. */
 export const SERVICE_CODE_RE = /code\\?["']?[ \t]*[:=][ \t]*\\?["']?\d{5}\b/
@@ -59,6 +74,7 @@ const COMMON_STARTS = new Set(["time"])
 const WORD = 1
 const WORD_BEHIND = 2
 const CODE = 4
+const CALL = 8
 const GRAM_MASK = 0xfffff
 const gramOf = (s: string, from: number): number => {
   let g = 0
@@ -76,13 +92,14 @@ const GRAMS: Uint8Array = (() => {
     else t[gramOf(w, 0)] |= WORD
   }
   t[gramOf("code", 0)] |= CODE
+  for (const w of CALL_WORDS) t[gramOf(w, 0)] |= CALL
   return t
 })()
 
 /**
  * The LineSignal flags of the UTF-8 bytes `[from, to)` of one line, without decoding them:
  * `Word` exactly when `SIGNAL_WORDS_RE.test(text)` and `ServiceCode` exactly when
- * `SERVICE_CODE_RE.test(text)` for `text = bytes.toString("utf8", from, to)`. The patterns are
+ * `SERVICE_CODE_RE.test(text)` and `Call` exactly when `CALL_WORDS_RE.test(text)` for `text = bytes.toString("utf8", from, to)`. The patterns are
  * ASCII, and a byte of a multi-byte character is never ASCII (nor is U+FFFD, what an invalid
  * sequence decodes to), so they match at the same places in the bytes as in the text.
  */
@@ -110,6 +127,9 @@ export function lineSignals(bytes: Buffer, from: number, to: number): number {
     if ((f & CODE) !== 0 && (signals & LineSignal.ServiceCode) === 0 && i - 3 >= from && serviceCodeAt(bytes, i - 3, to)) {
       signals |= LineSignal.ServiceCode
     }
+    if ((f & CALL) !== 0 && (signals & LineSignal.Call) === 0 && i - 3 >= from && callWordAt(bytes, i - 3, to)) {
+      signals |= LineSignal.Call
+    }
     i++
   }
   // a three-letter word at the very end
@@ -117,6 +137,12 @@ export function lineSignals(bytes: Buffer, from: number, to: number): number {
     signals |= LineSignal.Word
   }
   return signals | (wide > 0x7f ? LineSignal.NonAscii : 0)
+}
+
+/** One of CALL_WORDS starts at byte `at` (read as Latin-1, as `wordAt` does). */
+function callWordAt(bytes: Buffer, at: number, to: number): boolean {
+  CALL_AT.lastIndex = 0
+  return CALL_AT.test(bytes.toString("latin1", at, Math.min(to, at + CALL_WINDOW)))
 }
 
 /** SERVICE_CODE_RE at byte `at`, where the gram table saw `code` in some case. */

@@ -23,7 +23,7 @@ const TIME_KEYS = ["time", "timestamp", "@timestamp", "ts", "date", "datetime", 
 const TS_RE = /(\d{4})[-/.](\d\d)[-/.](\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?[ ]?(Z|[+-]\d\d:?\d\d|UTC|GMT)?/
 
 /** The record's own timestamp, searched near its start. Naive timestamps are UTC. */
-function findTimestamp(s: string): string | null {
+export function findTimestamp(s: string): string | null {
   const m = TS_RE.exec(s.length > 200 ? s.slice(0, 200) : s)
   return m === null ? null : isoFromMatch(m)
 }

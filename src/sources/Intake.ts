@@ -15,7 +15,7 @@ import { Context, Data, Deferred, Duration, Effect, Exit, Layer, Queue, Schedule
 import type { FailureEvent } from "../classify/Event.js"
 import type { Metrics } from "../observe/metrics.js"
 import type { EventStore } from "../store/EventStore.js"
-import type { CommitResult, IngestBatch } from "./Batch.js"
+import { type CommitResult, countedCalls, type IngestBatch } from "./Batch.js"
 
 export class StoreUnavailable extends Data.TaggedError("StoreUnavailable")<{ readonly message: string }> {}
 
@@ -64,10 +64,12 @@ export class Intake extends Context.Tag("faultline/Intake")<Intake, IntakeApi>()
        */
       const groupCommit = (group: ReadonlyArray<Waiting>): Array<CommitResult> => {
         if (group.length === 1) return [deps.store.commit([group[0]!.batch])]
-        const inserted = new Set(deps.store.commit(group.map((w) => w.batch)).inserted)
+        const all = deps.store.commit(group.map((w) => w.batch))
+        const inserted = new Set(all.inserted)
         return group.map((w) => {
           const mine = w.batch.events.filter((e) => inserted.has(e))
-          return { inserted: mine, duplicates: w.batch.events.length - mine.length }
+          const result = { inserted: mine, duplicates: w.batch.events.length - mine.length }
+          return all.repeatedCallPosts === undefined ? result : { ...result, repeatedCallPosts: all.repeatedCallPosts }
         })
       }
 
@@ -101,7 +103,7 @@ export class Intake extends Context.Tag("faultline/Intake")<Intake, IntakeApi>()
         for (const [i, w] of group.entries()) {
           const r = results[i]!
           if (r instanceof StoreUnavailable) continue
-          deps.metrics.recordBatch(w.batch.source, w.batch.linesRead, w.batch.ignored, r.inserted)
+          deps.metrics.recordBatch(w.batch.source, w.batch.linesRead, w.batch.ignored, r.inserted, countedCalls(w.batch, r))
           for (const e of r.inserted) inserted.push(e)
         }
         if (inserted.length > 0) {

@@ -28,8 +28,9 @@ import {
   type RateLimitKind,
   type Severity
 } from "../classify/Event.js"
-import type { CommitResult, IngestBatch, SourceCheckpoint } from "../sources/Batch.js"
+import type { CallCount, CommitResult, IngestBatch, SourceCheckpoint } from "../sources/Batch.js"
 import { formatDuration } from "../config/duration.js"
+import { CallCounts } from "./CallCounts.js"
 import { Database } from "./Database.js"
 import { decodeCursor, encodeCursor } from "./cursor.js"
 import {
@@ -488,7 +489,11 @@ export class EventStore {
   /** Statements whose SQL depends on which filters are given (GET /v1/events, incidents), prepared once each. */
   private readonly dynamic = new Map<string, BetterSqlite3.Statement>()
 
+  /** Calls counted (successful ones, and every stored event as a failed one): migrations/006_calls.sql. */
+  readonly calls: CallCounts
+
   constructor(private readonly db: BetterSqlite3.Database) {
+    this.calls = new CallCounts(db)
     this.insertEvent = db.prepare(
       `INSERT INTO events (${EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
        ON CONFLICT (id) DO NOTHING`
@@ -639,7 +644,13 @@ export class EventStore {
   commit(batches: ReadonlyArray<IngestBatch>): CommitResult {
     if (batches.length === 0) return { inserted: [], duplicates: 0 }
     const pending = new Map<string, Series>()
-    const result = this.commitTx(batches, pending)
+    let result: CommitResult
+    try {
+      result = this.commitTx(batches, pending)
+    } catch (e) {
+      this.calls.forgetKeys()
+      throw e
+    }
     for (const [key, series] of pending) this.cacheSeries(key, series)
     return result
   }
@@ -667,7 +678,18 @@ export class EventStore {
     }
     const incidentIds = this.upsertIncidents(w.aggs)
     this.upsertAggregates(w, incidentIds, pending, now)
-    return { inserted: w.inserted, duplicates: w.duplicates }
+    // calls: each webhook `calls` post once (its id), the rest as they come
+    let repeated: Set<string> | undefined
+    const calls: CallCount[] = []
+    for (const b of batches) {
+      if (b.calls !== undefined) for (const c of b.calls) calls.push(c)
+      for (const post of b.callPosts ?? []) {
+        if (post.id !== null && !this.calls.claimPost(post.id, now)) (repeated ??= new Set()).add(post.id)
+        else for (const c of post.calls) calls.push(c)
+      }
+    }
+    this.calls.record(calls, w.inserted)
+    return repeated === undefined ? { inserted: w.inserted, duplicates: w.duplicates } : { inserted: w.inserted, duplicates: w.duplicates, repeatedCallPosts: repeated }
   }
 
   /** Insert the events (a duplicate id is counted, not stored) and add them to the aggregates. Returns how many were stored. */
@@ -1017,9 +1039,16 @@ export class EventStore {
       })
     }
 
+    // the calls of the same window (CONTRACT section 6): models with calls and no failure are listed too
+    const called = this.calls.window(q, first, step)
+    for (const model of called.byModel.keys()) if (!byModel.has(model)) byModel.set(model, { total: 0, byCategory: {} })
+    const ratio = (failures: number, calls: number): number | null => (calls > 0 ? failures / calls : null)
     const models: ReportModel[] = [...byModel]
-      .map(([model, m]) => ({ model, total: m.total, byCategory: m.byCategory }))
-      .sort((a, b) => b.total - a.total || (a.model ?? "").localeCompare(b.model ?? ""))
+      .map(([model, m]) => {
+        const calls = called.byModel.get(model) ?? 0
+        return { model, total: m.total, byCategory: m.byCategory, calls, failureRatio: ratio(m.total, calls) }
+      })
+      .sort((a, b) => b.total - a.total || b.calls - a.calls || (a.model ?? "").localeCompare(b.model ?? ""))
     const ingest = this.selectCounterTotals.get() as { linesRead: number; ignored: number; failures: number }
     const sources: ReportSource[] = this.checkpoints()
       .map((c) => ({ source: `file:${c.path}`, offset: c.offset, lagBytes: Math.max(0, c.size - c.offset) }))
@@ -1031,10 +1060,12 @@ export class EventStore {
       byCategory,
       byRateLimitKind,
       byStatus,
+      calls: called.calls,
+      failureRatio: ratio(total, called.calls),
       byProvider,
       byModel: models,
       top,
-      timeline: timeline.map((b): TimelineBucket => ({ start: iso(b.start), byCategory: b.byCategory })),
+      timeline: timeline.map((b): TimelineBucket => ({ start: iso(b.start), byCategory: b.byCategory, calls: called.timeline.get(b.start) ?? 0 })),
       alerts: { firing: 0 },
       tickets: { open: 0 },
       ingest: { ...ingest, sources }
@@ -1174,6 +1205,7 @@ export class EventStore {
     drain(this.pruneHour, hourCutoff)
     drain(this.pruneCategoryHour, hourCutoff)
     drain(this.pruneDay, floorTo(hourCutoff, DAY))
+    this.calls.prune(now, retentionDays)
     return deleted
   }
 

@@ -67,6 +67,10 @@ export interface ReportModel {
   readonly total: number
   /** Only categories that occurred. */
   readonly byCategory: Partial<Record<Category, number>>
+  /** Calls of this model in the window, failed and successful. */
+  readonly calls: number
+  /** total / calls; null where no call was counted. */
+  readonly failureRatio: number | null
 }
 
 export interface TimelineBucket {
@@ -74,6 +78,8 @@ export interface TimelineBucket {
   readonly start: string
   /** Every category, zeros included. */
   readonly byCategory: Record<Category, number>
+  /** Calls counted in the bucket, failed and successful. */
+  readonly calls: number
 }
 
 export interface ReportSource {
@@ -94,6 +100,13 @@ export interface Report {
   readonly byRateLimitKind: Record<RateLimitKind, number>
   /** HTTP status as a string; `"none"` for events without a status. Only statuses that occurred. */
   readonly byStatus: Record<string, number>
+  /**
+   * Calls of the LLM API in the window, failed and successful (CONTRACT section 3): counted per
+   * minute, so the window's edges are rounded out to whole minutes.
+   */
+  readonly calls: number
+  /** total / calls; null where no call was counted. */
+  readonly failureRatio: number | null
   /** Failures by provider slug; events whose provider is not known are not counted here. */
   readonly byProvider: Record<string, number>
   /** Sorted by total desc, then model. */

@@ -5,7 +5,7 @@ import { classify } from "../../src/classify/classify.js"
 import { emptyFailure } from "../../src/parse/ParsedFailure.js"
 import { parseLoose, parseLooseText, scanFields } from "../../src/parse/loose-json.js"
 import { hasFailureSignal, ignoreReasons, parseRecord, parseStructured } from "../../src/parse/parse.js"
-import { LineSignal, lineSignals, SERVICE_CODE_RE, SIGNAL_WORDS_RE } from "../../src/parse/lineSignals.js"
+import { CALL_WORDS_RE, LineSignal, lineSignals, SERVICE_CODE_RE, SIGNAL_WORDS_RE } from "../../src/parse/lineSignals.js"
 import { deterministicEventId, EVENT_ID_RE, newEventId, ulid } from "../../src/sources/ids.js"
 import { classifyText, makeEvent, recordToEvent } from "../../src/sources/pipeline.js"
 
@@ -253,9 +253,13 @@ describe("the pre-filter's signals on bytes (lineSignals)", () => {
     expect((signals & LineSignal.Word) !== 0, `words in ${JSON.stringify(text)}`).toBe(SIGNAL_WORDS_RE.test(text))
     expect((signals & LineSignal.ServiceCode) !== 0, `code in ${JSON.stringify(text)}`).toBe(SERVICE_CODE_RE.test(text))
     expect((signals & LineSignal.NonAscii) !== 0, `non-ASCII in ${JSON.stringify(text)}`).toBe(/[^\x00-\x7f]/.test(text))
+    expect((signals & LineSignal.Call) !== 0, `call words in ${JSON.stringify(text)}`).toBe(CALL_WORDS_RE.test(text))
   }
 
   it.each([
+    "POST /v1/chat/completions", '{"model":"gpt-4o"}', "MODEL", "mode", "models/gemini-2.0-flash:generateContent", "/v1/messages",
+    "/api/chat", "/apix/chat", "api/generate", "/model/anthropic.claude-v2/invoke", "/converse-stream", "/embeddings", "audio/speech",
+    "v1/responses", "/rerank", "mod\u00e9l", "c\u00f6mpletions",
     "ECONNREFUSED", "Error", "err", "xerr", "er", "TLS", "tlsx", "tls_", "tls 1.3", "mtls", "processTicksAndRejections",
     "Rejection", "rejections!", "rejected", "timestamp", "Timeout", "TIMED OUT", "time-out", "timedout", "responseTime",
     "too many", "toomany", "real-name", "realname", "real name", "hang up", "SSL", "调用失败：限流", "错误err", "errör",
@@ -268,7 +272,8 @@ describe("the pre-filter's signals on bytes (lineSignals)", () => {
     const piece = fc.constantFrom(
       "err", "ERR", "Er", "r", "tim", "e", "Time", "out", "d", " ", "-", "_", "tls", "TL", "s", "reject", "ions", "Rejections",
       "ssl", "too", " many", " large", "real", "name", "hang", " up", "busy", "again", "é", "错误", "🙂", "\u00ff", "x", "4",
-      "code", "Code", ":", "=", "\\", '"', "'", "\t", "20012", "5"
+      "code", "Code", ":", "=", "\\", '"', "'", "\t", "20012", "5", "model", "Mode", "l", "/", "v1", "completions", "api", "chat",
+      "messages", "invoke", "generate", "Content"
     )
     fc.assert(fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => agrees(pieces.join(""))), { numRuns: 2000 })
     fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 40 }), (text) => agrees(text)), { numRuns: 2000 })

@@ -9,7 +9,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { REJECTED_LISTED, eventsOfBody } from "../../src/http/ingestRoute.js"
 import { HttpFailure } from "../../src/http/respond.js"
-import { bodyFormatOf, checkRecord, decodeBody, type BodyItem } from "../../src/sources/webhook/decode.js"
+import { bodyFormatOf, checkCallsPost, checkRecord, decodeBody, isCallsPost, type BodyItem } from "../../src/sources/webhook/decode.js"
 
 const NUM_RUNS = 200
 const NOW = "2026-11-21T10:00:00.000Z"
@@ -54,7 +54,9 @@ const isItems = (d: ReturnType<typeof decodeBody>): d is Extract<ReturnType<type
 
 /** Indices an item list must reject: decoding errors and records `checkRecord` refuses. */
 const expectedRejections = (items: ReadonlyArray<BodyItem>): number[] =>
-  items.filter((item) => "error" in item || Either.isLeft(checkRecord(item.value))).map((item) => item.index)
+  items
+    .filter((item) => "error" in item || Either.isLeft(isCallsPost(item.value) ? checkCallsPost(item.value) : checkRecord(item.value)))
+    .map((item) => item.index)
 
 /** `eventsOfBody` accounts for every item of `decodeBody` exactly once. */
 const assertAccounted = (format: "json" | "ndjson", text: string): void => {
@@ -78,7 +80,7 @@ const assertAccounted = (format: "json" | "ndjson", text: string): void => {
     expect(typeof r.error).toBe("string")
     expect(r.error.trim().length).toBeGreaterThan(0)
   }
-  expect(out.events.length + out.counted + out.ignored + out.rejectedCount).toBe(decoded.items.length)
+  expect(out.events.length + out.counted + out.ignored + out.rejectedCount + out.posts.length).toBe(decoded.items.length)
   for (const e of out.events) {
     expect(e.source).toBe("webhook")
     expect(e.ingestedAt).toBe(NOW)

@@ -156,7 +156,7 @@ const expectedReport = (hours: number, f: (s: Seed) => boolean = () => true) => 
   }
 }
 
-const REPORT_KEYS = ["alerts", "byCategory", "byModel", "byProvider", "byRateLimitKind", "byStatus", "ingest", "tickets", "timeline", "top", "total", "window"]
+const REPORT_KEYS = ["alerts", "byCategory", "byModel", "byProvider", "byRateLimitKind", "byStatus", "calls", "failureRatio", "ingest", "tickets", "timeline", "top", "total", "window"]
 
 // ---------------------------------------------------------------------------------------------
 
@@ -291,7 +291,10 @@ describe("the read API over seeded events", () => {
     expect(nonZero(rep.byCategory)).toEqual(want.byCategory)
     expect(nonZero(rep.byRateLimitKind)).toEqual(want.byRateLimitKind)
     expect(nonZero(rep.byStatus)).toEqual(want.byStatus)
-    expect([...rep.byModel].sort((a: any, b: any) => a.model.localeCompare(b.model)).map((m: any) => ({ ...m, byCategory: nonZero(m.byCategory) }))).toEqual(want.byModel)
+    expect([...rep.byModel].sort((a: any, b: any) => a.model.localeCompare(b.model)).map((m: any) => ({ model: m.model, total: m.total, byCategory: nonZero(m.byCategory) }))).toEqual(want.byModel)
+    // no successful call was seen: every call counted is one of the failures
+    expect({ calls: rep.calls, failureRatio: rep.failureRatio }).toEqual({ calls: want.total, failureRatio: 1 })
+    for (const m of rep.byModel) expect({ calls: m.calls, failureRatio: m.failureRatio }).toEqual({ calls: m.total, failureRatio: 1 })
 
     // top: one row per fingerprint, the counts add up, the repeated server error counts 2
     for (const t of rep.top) {

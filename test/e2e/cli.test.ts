@@ -337,7 +337,7 @@ describe("faultline replay, report and diagnose over a temp database", () => {
     expect(text).toContain("Qwen/Qwen2.5-7B-Instruct")
 
     const rep = await reportJson("--since", "7d")
-    expect(Object.keys(rep).sort()).toEqual(["alerts", "byCategory", "byModel", "byProvider", "byRateLimitKind", "byStatus", "ingest", "tickets", "timeline", "top", "total", "window"])
+    expect(Object.keys(rep).sort()).toEqual(["alerts", "byCategory", "byModel", "byProvider", "byRateLimitKind", "byStatus", "calls", "failureRatio", "ingest", "tickets", "timeline", "top", "total", "window"])
     expect(Date.parse(rep.window.until) - Date.parse(rep.window.since)).toBe(7 * 86_400_000)
     expect(rep.total).toBe(3)
     expect(Object.fromEntries(Object.entries(rep.byStatus as Record<string, number>).filter(([, n]) => n > 0))).toEqual({ "429": 1, "500": 1, "503": 1 })

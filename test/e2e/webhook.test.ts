@@ -306,7 +306,8 @@ describe("POST /v1/events: what Vector's http sink and Fluent Bit's http output 
     ]
     const res = await post(d, body)
     expect(res.status).toBe(202)
-    expect(res.body).toEqual({ accepted: sent.length, duplicates: 0, counted: 0, ignored: 3, rejected: [], rejectedCount: 0 })
+    // the first ordinary line is httpx's record of a successful chat completion: a call, counted
+    expect(res.body).toEqual({ accepted: sent.length, duplicates: 0, counted: 1, ignored: 2, rejected: [], rejectedCount: 0 })
     expectClassified(await eventsAfter(d, before), sent.map((s) => ({ sample: s.sample, occurredAt: s.expected })))
   })
 
@@ -356,11 +357,11 @@ describe("POST /v1/events: what Vector's http sink and Fluent Bit's http output 
     expectClassified(await eventsAfter(d, before), sent.map((s) => ({ sample: s.sample, occurredAt: s.expected })))
   })
 
-  it("counts a body of only ordinary lines as read and ignored, storing nothing", async () => {
+  it("counts a body of only ordinary lines as read and ignored (the successful call among them counted), storing nothing", async () => {
     const before = await idsOf(d)
     const res = await post(d, ordinaryLines.map((l) => vectorRecord(l, vectorTime(60_000).shipped)))
     expect(res.status).toBe(202)
-    expect(res.body).toEqual({ accepted: 0, duplicates: 0, counted: 0, ignored: ordinaryLines.length, rejected: [], rejectedCount: 0 })
+    expect(res.body).toEqual({ accepted: 0, duplicates: 0, counted: 1, ignored: ordinaryLines.length - 1, rejected: [], rejectedCount: 0 })
     expect(await eventsAfter(d, before)).toEqual([])
   })
 })

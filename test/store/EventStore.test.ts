@@ -122,7 +122,7 @@ describe("EventStore.commit", () => {
     const other = openStore(file).store
     other.commit([batch([ev({ at: T0, model: "m-from-replay" })])])
     const r = store.report({ since: T0 - HOUR, until: T0 + HOUR })
-    expect(r.byModel).toEqual([{ model: "m-from-replay", total: 1, byCategory: { rate_limit: 1 } }])
+    expect(r.byModel).toEqual([{ model: "m-from-replay", total: 1, byCategory: { rate_limit: 1 }, calls: 1, failureRatio: 1 }])
     store.commit([batch([ev({ at: T0 + 1, model: "m-from-replay" })])])
     expect(other.report({ since: T0 - HOUR, until: T0 + HOUR }).total).toBe(2)
   })
@@ -178,12 +178,34 @@ interface Brute {
   byRateLimitKind: Record<string, number>
   byStatus: Record<string, number>
   byProvider: Record<string, number>
-  byModel: Array<{ model: string | null; total: number; byCategory: Record<string, number> }>
-  timeline: Array<{ start: string; byCategory: Record<string, number> }>
+  calls: number
+  failureRatio: number | null
+  byModel: Array<{ model: string | null; total: number; byCategory: Record<string, number>; calls: number; failureRatio: number | null }>
+  timeline: Array<{ start: string; byCategory: Record<string, number>; calls: number }>
   top: Map<string, { count: number; firstSeen: string; lastSeen: string }>
 }
 
-const brute = (events: ReadonlyArray<FailureEvent>, since: number, until: number, step: number, service?: string, model?: string): Brute => {
+/** Successful calls, as the tailer counts them: one minute, service, model, provider each. */
+interface Success {
+  readonly minute: number
+  readonly service: string | null
+  readonly model: string | null
+  readonly provider: string | null
+  readonly ok: number
+}
+
+const successes = (n: number, start: number, span: number, seed: number): Success[] => {
+  const rnd = prng(seed)
+  const pick = <T>(xs: ReadonlyArray<T>): T => xs[Math.floor(rnd() * xs.length)]!
+  const out: Success[] = []
+  for (let i = 0; i < n; i++) {
+    const at = start + Math.floor(rnd() * span)
+    out.push({ minute: at - (at % MINUTE), service: pick(SERVICES), model: pick([...MODELS, "healthy/model-without-failures"]), provider: pick(["siliconflow", "openai", null]), ok: 1 + Math.floor(rnd() * 20) })
+  }
+  return out
+}
+
+const brute = (events: ReadonlyArray<FailureEvent>, since: number, until: number, step: number, service?: string, model?: string, ok: ReadonlyArray<Success> = []): Brute => {
   const inWindow = events.filter((e) => {
     const t = Date.parse(e.occurredAt)
     return t >= since && t < until && (service === undefined || e.service === service) && (model === undefined || e.model === model)
@@ -194,10 +216,25 @@ const brute = (events: ReadonlyArray<FailureEvent>, since: number, until: number
   const byProvider: Record<string, number> = {}
   const models = new Map<string | null, { total: number; byCategory: Record<string, number> }>()
   const first = Math.floor(since / step) * step
-  const timeline: Array<{ start: string; byCategory: Record<string, number> }> = []
+  const timeline: Array<{ start: string; byCategory: Record<string, number>; calls: number }> = []
   for (let t = first; t < until; t += step) {
-    timeline.push({ start: new Date(t).toISOString(), byCategory: Object.fromEntries(categories.map((c) => [c, 0])) })
+    timeline.push({ start: new Date(t).toISOString(), byCategory: Object.fromEntries(categories.map((c) => [c, 0])), calls: 0 })
   }
+  // calls: every failure and success of the minutes the window touches
+  const m0 = since - (since % MINUTE)
+  const callsByModel = new Map<string | null, number>()
+  let calls = 0
+  const call = (minute: number, s: string | null, m: string | null, n: number) => {
+    if (minute < m0 || minute >= until || (service !== undefined && s !== service) || (model !== undefined && m !== model)) return
+    calls += n
+    callsByModel.set(m, (callsByModel.get(m) ?? 0) + n)
+    timeline[Math.max(0, Math.floor((minute - first) / step))]!.calls += n
+  }
+  for (const e of events) {
+    const t = Date.parse(e.occurredAt)
+    call(t - (t % MINUTE), e.service, e.model, 1)
+  }
+  for (const c of ok) call(c.minute, c.service, c.model, c.ok)
   const top = new Map<string, { count: number; first: number; last: number }>()
   for (const e of inWindow) {
     const t = Date.parse(e.occurredAt)
@@ -217,15 +254,19 @@ const brute = (events: ReadonlyArray<FailureEvent>, since: number, until: number
     f.last = Math.max(f.last, t)
     top.set(e.fingerprint, f)
   }
+  for (const m of callsByModel.keys()) if (!models.has(m)) models.set(m, { total: 0, byCategory: {} })
+  const ratio = (f: number, c: number) => (c > 0 ? f / c : null)
   return {
     total: inWindow.length,
     byCategory,
     byRateLimitKind,
     byStatus,
     byProvider,
+    calls,
+    failureRatio: ratio(inWindow.length, calls),
     byModel: [...models]
-      .map(([model, m]) => ({ model, ...m }))
-      .sort((a, b) => b.total - a.total || (a.model ?? "").localeCompare(b.model ?? "")),
+      .map(([model, m]) => ({ model, ...m, calls: callsByModel.get(model) ?? 0, failureRatio: ratio(m.total, callsByModel.get(model) ?? 0) }))
+      .sort((a, b) => b.total - a.total || b.calls - a.calls || (a.model ?? "").localeCompare(b.model ?? "")),
     timeline,
     top: new Map(
       [...top].map(([fp, f]) => [fp, { count: f.count, firstSeen: new Date(f.first).toISOString(), lastSeen: new Date(f.last).toISOString() }])
@@ -233,9 +274,19 @@ const brute = (events: ReadonlyArray<FailureEvent>, since: number, until: number
   }
 }
 
-const expectReportMatches = (store: EventStore, events: ReadonlyArray<FailureEvent>, since: number, until: number, step: string, stepMs: number, service?: string, model?: string) => {
+const expectReportMatches = (
+  store: EventStore,
+  events: ReadonlyArray<FailureEvent>,
+  since: number,
+  until: number,
+  step: string,
+  stepMs: number,
+  service?: string,
+  model?: string,
+  ok: ReadonlyArray<Success> = []
+) => {
   const r = store.report({ since, until, service, model })
-  const b = brute(events, since, until, stepMs, service, model)
+  const b = brute(events, since, until, stepMs, service, model, ok)
   const label = `${new Date(since).toISOString()}..${new Date(until).toISOString()} ${service ?? "*"} ${model ?? "*"}`
   expect(r.window, label).toEqual({ since: new Date(since).toISOString(), until: new Date(until).toISOString(), step })
   expect(r.total, label).toBe(b.total)
@@ -243,6 +294,7 @@ const expectReportMatches = (store: EventStore, events: ReadonlyArray<FailureEve
   expect(r.byRateLimitKind, label).toEqual(b.byRateLimitKind)
   expect(r.byStatus, label).toEqual(b.byStatus)
   expect(r.byProvider, label).toEqual(b.byProvider)
+  expect({ calls: r.calls, failureRatio: r.failureRatio }, label).toEqual({ calls: b.calls, failureRatio: b.failureRatio })
   expect(r.byModel, label).toEqual(b.byModel)
   expect(r.timeline, label).toEqual(b.timeline)
   // top: the 10 largest counts, each with exact count and first/last seen inside the window
@@ -264,6 +316,12 @@ describe("EventStore.report", () => {
   // commit in shuffled chunks, so incident first/last seen arrive out of order
   const shuffled = [...events].sort((a, b) => (a.id.charCodeAt(a.id.length - 1) % 7) - (b.id.charCodeAt(b.id.length - 1) % 7))
   for (let i = 0; i < shuffled.length; i += 700) store.commit([batch(shuffled.slice(i, i + 700))])
+  // successful calls, counted beside the failures (some in batches of their own)
+  const ok = successes(4000, start, span, 7)
+  for (let i = 0; i < ok.length; i += 500) {
+    const calls = ok.slice(i, i + 500).map((c) => ({ ...c, failed: 0 }))
+    store.commit([{ ...batch([]), calls }])
+  }
 
   const windows: Array<[string, number, number, string, number]> = [
     ["45s inside one minute", start + 10 * HOUR + 5_000, start + 10 * HOUR + 50_000, "1m", MINUTE],
@@ -281,24 +339,24 @@ describe("EventStore.report", () => {
   ]
   for (const [name, since, until, step, stepMs] of windows) {
     it(`equals brute force: ${name}`, () => {
-      expectReportMatches(store, events, since, until, step, stepMs)
+      expectReportMatches(store, events, since, until, step, stepMs, undefined, undefined, ok)
     })
   }
 
   it("equals brute force with service and model filters", () => {
     const since = start + 123_456
     const until = start + 30 * HOUR + 654_321
-    expectReportMatches(store, events, since, until, "1h", HOUR, "chat-api")
-    expectReportMatches(store, events, since, until, "1h", HOUR, undefined, "deepseek-ai/DeepSeek-V3")
-    expectReportMatches(store, events, since, until, "1h", HOUR, "tts", "THUDM/glm-4-9b-chat")
-    expectReportMatches(store, events, since, start + 40 * MINUTE, "1m", MINUTE, "chat-api", "Qwen/Qwen2.5-7B-Instruct")
+    expectReportMatches(store, events, since, until, "1h", HOUR, "chat-api", undefined, ok)
+    expectReportMatches(store, events, since, until, "1h", HOUR, undefined, "deepseek-ai/DeepSeek-V3", ok)
+    expectReportMatches(store, events, since, until, "1h", HOUR, "tts", "THUDM/glm-4-9b-chat", ok)
+    expectReportMatches(store, events, since, start + 40 * MINUTE, "1m", MINUTE, "chat-api", "Qwen/Qwen2.5-7B-Instruct", ok)
     expect(store.report({ since, until, service: "no-such-service" }).total).toBe(0)
   })
 
   it("has the contract's shape", () => {
     const r = store.report({ since: start, until: start + DAY })
     expect(Object.keys(r).sort()).toEqual(
-      ["alerts", "byCategory", "byModel", "byProvider", "byRateLimitKind", "byStatus", "ingest", "tickets", "timeline", "top", "total", "window"].sort()
+      ["alerts", "byCategory", "byModel", "calls", "failureRatio", "byProvider", "byRateLimitKind", "byStatus", "ingest", "tickets", "timeline", "top", "total", "window"].sort()
     )
     expect(r.alerts).toEqual({ firing: 0 })
     expect(r.tickets).toEqual({ open: 0 })

@@ -21,7 +21,9 @@ import * as fs from "node:fs"
 import { type FailureEvent, instantMs } from "../../classify/Event.js"
 import { type AssembledRecord, RecordAssembler } from "../../parse/assemble.js"
 import { hasFailureSignal } from "../../parse/parse.js"
-import { lineSignals } from "../../parse/lineSignals.js"
+import { LineSignal, lineSignals } from "../../parse/lineSignals.js"
+import { callOf } from "../../parse/call.js"
+import { type CallCount, CallTally, minuteOf } from "../Batch.js"
 import { eventIdAt, idHashOf } from "../ids.js"
 import { recordToEvent } from "../pipeline.js"
 import { type Line, LineSplitter } from "./lineSplitter.js"
@@ -37,6 +39,8 @@ export interface ReadBatch {
   readonly ignored: number
   /** Lines pushed into the assembler since the previous batch. */
   readonly lines: number
+  /** Successful calls read since the previous batch (CONTRACT section 3). */
+  readonly calls: ReadonlyArray<CallCount>
 }
 
 /** A record that passed the pre-filter, with the hash part of its event id (`idHashOf`). */
@@ -52,6 +56,11 @@ export interface Scan {
   readonly skipped: number
   /** Lines pushed into the assembler. */
   readonly lines: number
+  /**
+   * Successful calls among the dropped records, by minute (-1: the record has no time of its
+   * own), the record's service (null: none), model and provider.
+   */
+  readonly calls: ReadonlyArray<CallCount>
 }
 
 export interface RecordReaderOptions {
@@ -82,6 +91,7 @@ export class RecordScanner {
   private records: Candidate[] = []
   private skipped = 0
   private lines = 0
+  private calls = new CallTally()
   /** The lines pushed that have `lineSignals`, oldest first from `signalHead`: number, then flags. */
   private signalLines: number[] = []
   private signalHead = 0
@@ -161,7 +171,7 @@ export class RecordScanner {
   }
 
   takeScan(): Scan {
-    const scan: Scan = { records: this.records, skipped: this.skipped, lines: this.lines }
+    const scan: Scan = { records: this.records, skipped: this.skipped, lines: this.lines, calls: this.calls.take() }
     this.records = []
     this.skipped = 0
     this.lines = 0
@@ -173,6 +183,7 @@ export class RecordScanner {
     this.splitter.reset(start.offset, start.line)
     this.assembler = new RecordAssembler()
     this.records = []
+    this.calls = new CallTally()
     this.skipped = 0
     this.lines = 0
     this.signalLines = []
@@ -203,8 +214,14 @@ export class RecordScanner {
 
   private accept(records: ReadonlyArray<AssembledRecord>): void {
     for (const record of records) {
-      if (!hasFailureSignal(record.text, this.signalsOf(record))) {
+      const signals = this.signalsOf(record)
+      if (!hasFailureSignal(record.text, signals)) {
         this.skipped++
+        if ((signals & LineSignal.Call) !== 0) {
+          // a successful call: counted here, never parsed (CONTRACT section 3)
+          const call = callOf(record.text)
+          if (call !== null) this.calls.add(call.occurredAt === null ? -1 : minuteOf(call.occurredAt), call.service, call.model, call.provider, 1)
+        }
         continue
       }
       // the same bytes read again (a replay of a tailed file) get the same id; other bytes at the
@@ -230,6 +247,7 @@ export class EventBatcher {
   private lines = 0
   private ingestedMs = -1
   private ingestedAt = ""
+  private readonly calls = new CallTally()
 
   constructor(private readonly opts: RecordReaderOptions) {
     this.source = opts.source
@@ -239,12 +257,14 @@ export class EventBatcher {
   absorb(scan: Scan, nowMs: number): void {
     this.lines += scan.lines
     this.ignored += scan.skipped
+    const { service } = this.opts
+    // a call without a time of its own happened about when it was read
+    for (const c of scan.calls) this.calls.add(c.minute === -1 ? minuteOf(nowMs) : c.minute, c.service ?? service, c.model, c.provider, c.ok, c.failed)
     if (scan.records.length === 0) return
     if (nowMs !== this.ingestedMs) {
       this.ingestedMs = nowMs
       this.ingestedAt = new Date(nowMs).toISOString()
     }
-    const { service } = this.opts
     for (const record of scan.records) {
       const r = recordToEvent(record.text, {
         source: this.source,
@@ -259,8 +279,17 @@ export class EventBatcher {
         }
       })
       if ("event" in r) this.events.push(r.event)
-      else this.ignored++
+      else {
+        this.ignored++
+        // a successful call with a failure word in it (`"rateLimitRemaining": 90`)
+        if (r.ignored === "status < 400") this.countCall(record.text, nowMs)
+      }
     }
+  }
+
+  private countCall(text: string, nowMs: number): void {
+    const call = callOf(text)
+    if (call !== null) this.calls.add(minuteOf(call.occurredAt ?? nowMs), call.service ?? this.opts.service, call.model, call.provider, 1)
   }
 
   /** Lines in the batch so far. */
@@ -269,7 +298,7 @@ export class EventBatcher {
   }
 
   takeBatch(): ReadBatch {
-    const batch: ReadBatch = { events: this.events, ignored: this.ignored, lines: this.lines }
+    const batch: ReadBatch = { events: this.events, ignored: this.ignored, lines: this.lines, calls: this.calls.take() }
     this.events = []
     this.ignored = 0
     this.lines = 0

@@ -199,7 +199,7 @@ export const runTailer = (deps: TailerDeps): Effect.Effect<TailerHandle, never, 
           return Effect.void
         }
         return deps
-          .sink({ source: f.reader.source, events: batch.events, linesRead, ignored: batch.ignored, checkpoint: checkpointOf(f, next) })
+          .sink({ source: f.reader.source, events: batch.events, linesRead, ignored: batch.ignored, checkpoint: checkpointOf(f, next), calls: batch.calls })
           .pipe(Effect.tap(() => Effect.sync(() => (f.committed = next))))
       })
 
@@ -722,7 +722,7 @@ export const replayFile = (
           lines += batch.lines
           failures += batch.events.length
           ignored += batch.ignored
-          return sink({ source, events: batch.events, linesRead: batch.lines, ignored: batch.ignored, checkpoint: null })
+          return sink({ source, events: batch.events, linesRead: batch.lines, ignored: batch.ignored, checkpoint: null, calls: batch.calls })
         })
         while (true) {
           const now = yield* Clock.currentTimeMillis

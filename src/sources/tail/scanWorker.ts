@@ -64,7 +64,8 @@ const drained = (f: Scanned): ScanState => {
     scan: {
       records: scans.flatMap((s) => s.records),
       skipped: scans.reduce((n, s) => n + s.skipped, 0),
-      lines: scans.reduce((n, s) => n + s.lines, 0)
+      lines: scans.reduce((n, s) => n + s.lines, 0),
+      calls: scans.flatMap((s) => s.calls)
     }
   }
 }
@@ -98,7 +99,7 @@ const schedule = (id: number, f: Scanned): void => {
 const closed = (seq: number): ScanReply => ({
   seq,
   ok: true,
-  scan: { records: [], skipped: 0, lines: 0 },
+  scan: { records: [], skipped: 0, lines: 0, calls: [] },
   position: { offset: 0, line: 1 } satisfies Position,
   hasPending: false,
   readOffset: 0,

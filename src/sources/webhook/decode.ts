@@ -116,3 +116,30 @@ export const shipperTime = (r: Record<string, unknown>): string | null => {
   }
   return null
 }
+
+/** Label values of a `calls` entry: short texts (they become metric labels). */
+const CallLabel = Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(200))))
+const Count = Schema.Int.pipe(Schema.between(0, 1_000_000_000))
+const Instant = Schema.String.pipe(
+  Schema.filter((s) => !Number.isNaN(Date.parse(s)) && /^\d{4}-\d\d-\d\d/.test(s), { message: () => "expected an ISO-8601 instant" })
+)
+
+/**
+ * Call counts kept by the application (CONTRACT section 6): `{"id"?, "calls": [{"minute",
+ * "service"?, "model"?, "provider"?, "ok", "failed"}]}`. `failed` counts calls, not events.
+ */
+export const CallsPostRecord = Schema.Struct({
+  id: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))),
+  calls: Schema.Array(
+    Schema.Struct({ minute: Instant, service: CallLabel, model: CallLabel, provider: CallLabel, ok: Count, failed: Count })
+  ).pipe(Schema.maxItems(10_000))
+})
+export type CallsPostRecord = typeof CallsPostRecord.Type
+
+const decodeCallsPost = Schema.decodeUnknownEither(CallsPostRecord)
+
+/** An item holding a `calls` array is a calls post, not an event record. */
+export const isCallsPost = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && Array.isArray((value as Record<string, unknown>)["calls"])
+
+export const checkCallsPost = (value: unknown): Either.Either<CallsPostRecord, string> => Either.mapLeft(decodeCallsPost(value), formatRecordError)
