@@ -50,3 +50,8 @@ INSERT INTO calls_hour (t, key, ok, failed)
   SELECT b.t, k.id, 0, SUM(b.count) FROM buckets_hour b JOIN series s ON s.id = b.series
     JOIN call_keys k ON k.key = json_array(s.service, s.model, s.provider)
   GROUP BY b.t, k.id;
+
+-- Ratio and burn-rate rules (CONTRACT section 7): the calls of the group and failures / calls at
+-- the alert's last decision (NULL for a rule that counts failures only).
+ALTER TABLE alerts ADD COLUMN calls INTEGER;
+ALTER TABLE alerts ADD COLUMN failure_ratio REAL;

@@ -21,6 +21,7 @@
  * - Silences apply to alerts only, not to tickets.
  */
 import { cachedUserPattern } from "../config/userPattern.js"
+import { actionFor } from "../classify/classify.js"
 import type BetterSqlite3 from "better-sqlite3"
 import { Context, Data, Duration, Effect, Either, Layer, Schedule } from "effect"
 import { type FailureEvent, instantMs } from "../classify/Event.js"
@@ -57,7 +58,9 @@ import {
   sampleEventOf,
   type SampleEvent
 } from "./outbox.js"
-import { alertLabelsOf, eventGroupKeyOf, type GroupLabels, groupLabelsOf, type Rule, resolveRules, ruleMatches } from "./rules.js"
+import { ANY_CATEGORY, alertLabelsOf, eventGroupKeyOf, type GroupLabels, groupLabelsOf, type Rule, resolveRules, ruleMatches } from "./rules.js"
+import { CallCounts } from "../store/CallCounts.js"
+import { minuteOf } from "../sources/Batch.js"
 
 // ---------------------------------------------------------------------------------------------
 // Pure decision
@@ -81,10 +84,14 @@ export type AlertDecision =
   /** Below threshold for `resolveAfter`. */
   | { readonly _tag: "Resolve" }
 
-export const decide = (rule: Rule, now: number, count: number, alert: AlertSnapshot | null, muted: boolean): AlertDecision => {
-  if (alert === null) return count >= rule.threshold ? { _tag: "Fire" } : { _tag: "None" }
+export const decide = (rule: Rule, now: number, count: number, alert: AlertSnapshot | null, muted: boolean): AlertDecision =>
+  decideOver(rule, now, count >= rule.threshold, alert, muted)
+
+/** `decide` for any form of rule: `over` says whether the group is past the rule's line now. */
+export const decideOver = (rule: Rule, now: number, over: boolean, alert: AlertSnapshot | null, muted: boolean): AlertDecision => {
+  if (alert === null) return over ? { _tag: "Fire" } : { _tag: "None" }
   let belowSince: number | null = null
-  if (count < rule.threshold) {
+  if (!over) {
     // Seen below threshold for the first time: it went below at the latest when the newest
     // counted event left the window (right after a restart that may be well before now).
     belowSince = alert.belowSince ?? Math.min(now, alert.lastEventAt + rule.windowMs)
@@ -95,6 +102,17 @@ export const decide = (rule: Rule, now: number, count: number, alert: AlertSnaps
   const notify = repeatDue || silenceEnded ? (alert.notified ? "repeat" : "firing") : null
   return { _tag: "Keep", notify, belowSince }
 }
+
+/** A group under its rule now (see `measure` in the engine). */
+export interface Measure {
+  readonly count: number
+  readonly calls: number | null
+  readonly ratio: number | null
+  readonly over: boolean
+}
+
+/** The action of an alert opened without an event at hand: the category's. */
+const actionOf = (rule: Rule): string => (rule.category === null ? "Look at the failures of the group: the failure ratio is above the rule's line." : actionFor(rule.category, null))
 
 // ---------------------------------------------------------------------------------------------
 // Silences (pure matching)
@@ -148,6 +166,9 @@ export interface AlertView {
   readonly category: string
   readonly count: number
   readonly threshold: number
+  /** A ratio or slo rule: the group's calls in the window and failures / calls (null for a count rule). */
+  readonly calls: number | null
+  readonly failureRatio: number | null
   readonly window: string
   readonly startsAt: string
   readonly endsAt: string | null
@@ -169,6 +190,8 @@ interface AlertRow {
   category: string
   count: number
   threshold: number
+  calls: number | null
+  failure_ratio: number | null
   window_ms: number
   action: string
   starts_at: number
@@ -309,17 +332,21 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
         firingByKey: db.prepare(`SELECT * FROM alerts WHERE group_key = ? AND state = 'firing'`),
         firing: db.prepare(`SELECT * FROM alerts WHERE state = 'firing' ORDER BY seq`),
         insertAlert: db.prepare(
-          `INSERT INTO alerts (id, rule, group_key, labels, state, severity, category, count, threshold, window_ms, action, starts_at,
+          `INSERT INTO alerts (id, rule, group_key, labels, state, severity, category, count, threshold, calls, failure_ratio, window_ms, action, starts_at,
                                last_event_at, notified, updated_at)
-           VALUES (@id, @rule, @key, @labels, 'firing', @severity, @category, @count, @threshold, @windowMs, @action, @now, @lastEventAt, 0, @now)`
+           VALUES (@id, @rule, @key, @labels, 'firing', @severity, @category, @count, @threshold, @calls, @ratio, @windowMs, @action, @now, @lastEventAt, 0, @now)`
         ),
         keep: db.prepare(
-          `UPDATE alerts SET count = @count, below_since = @belowSince, last_event_at = MAX(last_event_at, @lastEventAt), updated_at = @now WHERE id = @id`
+          `UPDATE alerts SET count = @count, calls = @calls, failure_ratio = @ratio, below_since = @belowSince, last_event_at = MAX(last_event_at, @lastEventAt),
+                             updated_at = @now WHERE id = @id`
         ),
         notified: db.prepare(
           `UPDATE alerts SET last_notified_at = @now, notified = MAX(notified, @sent), updated_at = @now WHERE id = @id`
         ),
-        resolve: db.prepare(`UPDATE alerts SET state = 'resolved', ends_at = @now, count = @count, below_since = NULL, updated_at = @now WHERE id = @id`),
+        resolve: db.prepare(
+          `UPDATE alerts SET state = 'resolved', ends_at = @now, count = @count, calls = COALESCE(@calls, calls), failure_ratio = COALESCE(@ratio, failure_ratio),
+                             below_since = NULL, updated_at = @now WHERE id = @id`
+        ),
         byId: db.prepare(`SELECT * FROM alerts WHERE id = ?`),
         activeSilences: db.prepare(`SELECT * FROM silences WHERE starts_at <= ? AND ends_at > ? ORDER BY seq`),
         lastRow: db.prepare(`SELECT state, created_at FROM outbox WHERE receiver = ? AND order_key = ? ORDER BY seq DESC LIMIT 1`),
@@ -344,7 +371,44 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
         return Number.isNaN(t) ? now : Math.min(t, now)
       }
       const firstSecondOf = (rule: Rule, now: number) => Math.floor((now - rule.windowMs) / 1000)
-      const countOf = (key: string, rule: Rule, now: number) => st.windowCount.get(key, firstSecondOf(rule, now)) as number
+      const calls = new CallCounts(db)
+
+      /**
+       * Where a group stands now: its failures in the window (`count`), and for a ratio or slo rule
+       * its calls and failures / calls, and whether it is past the rule's line (`over`). Ratio and
+       * burn-rate windows start on a whole minute, as calls are counted per minute.
+       */
+      const measure = (rule: Rule, key: string, labels: Readonly<Record<string, string | null>>, now: number): Measure => {
+        const mode = rule.mode
+        if (mode._tag === "count") {
+          const count = st.windowCount.get(key, firstSecondOf(rule, now)) as number
+          return { count, calls: null, ratio: null, over: count >= rule.threshold }
+        }
+        const callLabels: Record<string, string | null> = {}
+        for (const l of rule.groupBy) if (l === "service" || l === "model" || l === "provider") callLabels[l] = labels[l] ?? null
+        const over = (windowMs: number) => {
+          const since = minuteOf(now - windowMs)
+          const failures = st.windowCount.get(key, Math.floor(since / 1000)) as number
+          const c = calls.since(callLabels, since)
+          const n = c.ok + c.failed
+          return { count: failures, calls: n, ratio: n > 0 ? Math.min(1, failures / n) : null }
+        }
+        if (mode._tag === "ratio") {
+          const m = over(rule.windowMs)
+          return { ...m, over: m.ratio !== null && m.calls >= mode.minCalls && m.ratio >= mode.ratio }
+        }
+        const budget = 1 - mode.objective
+        let first: Measure | null = null
+        for (const w of mode.windows) {
+          const long = over(w.longMs)
+          const short = over(w.shortMs)
+          const burning =
+            long.ratio !== null && short.ratio !== null && long.calls >= mode.minCalls && long.ratio / budget >= w.factor && short.ratio / budget >= w.factor
+          if (burning) return { ...long, over: true }
+          first ??= { ...long, over: false }
+        }
+        return first!
+      }
 
       const silences = (now: number) =>
         (st.activeSilences.all(now, now) as Array<SilenceRow>).map((s) => ({ id: s.id, matchers: JSON.parse(s.matchers) as Array<Matcher> }))
@@ -363,6 +427,8 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
         labels: JSON.parse(a.labels) as Record<string, string | null>,
         count: a.count,
         threshold: a.threshold,
+        calls: a.calls,
+        failureRatio: a.failure_ratio,
         window: ruleByName.get(a.rule)?.window ?? formatDuration(a.window_ms),
         severity: a.severity as AlertNotification["severity"],
         action: a.action,
@@ -382,17 +448,19 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
         latest: FailureEvent | null,
         signal: Set<string>
       ): void => {
-        const count = countOf(key, rule, now)
         let alert = st.firingByKey.get(key) as AlertRow | undefined
-        if (alert === undefined && (count < rule.threshold || group === null)) return
+        if (alert === undefined && group === null) return
         const labels = alert !== undefined ? (JSON.parse(alert.labels) as Record<string, string | null>) : alertLabelsOf(rule, group!)
+        const m = measure(rule, key, labels, now)
+        const count = m.count
+        if (alert === undefined && !m.over) return
         const silence = mutedBy(labels, now)
         const lastEventAt = latest === null ? (alert?.last_event_at ?? now) : eventTime(latest, now)
         const snapshot: AlertSnapshot | null =
           alert === undefined
             ? null
             : { notified: alert.notified === 1, lastNotifiedAt: alert.last_notified_at, belowSince: alert.below_since, lastEventAt: Math.max(alert.last_event_at, lastEventAt) }
-        const d = decide(rule, now, count, snapshot, silence !== null)
+        const d = decideOver(rule, now, m.over, snapshot, silence !== null)
         const receivers = receiversOf(rule)
         const send = (a: AlertRow, status: "firing" | "resolved", repeat: boolean, muted: string | null) => {
           if (receivers.length === 0) return
@@ -405,8 +473,8 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
           case "Fire": {
             const id = newId("alr", now)
             st.insertAlert.run({
-              id, rule: rule.name, key, labels: JSON.stringify(labels), severity: rule.severity, category: rule.category, count,
-              threshold: rule.threshold, windowMs: rule.windowMs, action: latest?.action ?? "", now, lastEventAt
+              id, rule: rule.name, key, labels: JSON.stringify(labels), severity: rule.severity, category: rule.category ?? ANY_CATEGORY, count,
+              threshold: rule.threshold, calls: m.calls, ratio: m.ratio, windowMs: rule.windowMs, action: latest?.action ?? actionOf(rule), now, lastEventAt
             })
             alert = st.byId.get(id) as AlertRow
             send(alert, "firing", false, silence)
@@ -414,7 +482,7 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
             return
           }
           case "Keep": {
-            st.keep.run({ id: alert!.id, count, belowSince: d.belowSince, lastEventAt, now })
+            st.keep.run({ id: alert!.id, count, calls: m.calls, ratio: m.ratio, belowSince: d.belowSince, lastEventAt, now })
             if (d.notify !== null) {
               const fresh = st.byId.get(alert!.id) as AlertRow
               send(fresh, "firing", d.notify === "repeat", silence)
@@ -423,7 +491,7 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
             return
           }
           case "Resolve": {
-            st.resolve.run({ id: alert!.id, now, count })
+            st.resolve.run({ id: alert!.id, now, count, calls: m.calls, ratio: m.ratio })
             if (alert!.notified === 1) send(st.byId.get(alert!.id) as AlertRow, "resolved", false, null)
             return
           }
@@ -502,7 +570,7 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
             const rule = ruleByName.get(a.rule)
             if (rule === undefined) {
               // The rule left the config: resolve its alert (and close what was opened).
-              st.resolve.run({ id: a.id, now, count: a.count })
+              st.resolve.run({ id: a.id, now, count: a.count, calls: null, ratio: null })
               const receivers = receiversOf(undefined)
               if (a.notified === 1 && receivers.length > 0) {
                 insertNotification(db, { receivers, notification: notification(st.byId.get(a.id) as AlertRow, "resolved", false, now), reason: "resolved", refId: a.id, now })
@@ -569,6 +637,8 @@ export class AlertEngine extends Context.Tag("faultline/AlertEngine")<AlertEngin
               category: r.category,
               count: r.count,
               threshold: r.threshold,
+              calls: r.calls,
+              failureRatio: r.failure_ratio,
               window: ruleByName.get(r.rule)?.window ?? formatDuration(r.window_ms),
               startsAt: iso(r.starts_at)!,
               endsAt: iso(r.ends_at),

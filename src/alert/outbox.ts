@@ -36,10 +36,14 @@ export interface AlertNotification {
   readonly alertId: string
   readonly groupKey: string
   readonly rule: string
-  readonly category: Category
+  /** `any` for a ratio or slo rule that counts every category. */
+  readonly category: Category | "any"
   readonly labels: Readonly<Record<string, string | null>>
   readonly count: number
   readonly threshold: number
+  /** A ratio or slo rule: the group's calls in the window and failures / calls; null for a count rule. */
+  readonly calls: number | null
+  readonly failureRatio: number | null
   readonly window: string
   readonly severity: Severity
   readonly action: string
@@ -98,14 +102,19 @@ const labelText = (labels: Readonly<Record<string, string | null>>, skip: Readon
     .map(([k, v]) => `${k}=${v}`)
     .join(", ")
 
+/** 0.125 -> "12.5%". */
+export const percent = (ratio: number): string => `${Math.round(ratio * 1000) / 10}%`
+
 /** One line saying what happened, shared by the receivers (Slack text, PagerDuty summary, ...). */
 export const describe = (n: Notification): string => {
   if (n.kind === "alert") {
     const labels = labelText(n.labels, ["alertname", "category", "severity"])
     const scope = labels === "" ? "" : ` (${labels})`
-    return n.status === "firing"
-      ? `${n.rule}: ${n.count} ${n.category} failure${n.count === 1 ? "" : "s"} in ${n.window}${scope}`
-      : `Resolved: ${n.rule}${scope}`
+    if (n.status !== "firing") return `Resolved: ${n.rule}${scope}`
+    const what = n.category === "any" ? "" : ` ${n.category}`
+    return n.calls === null || n.failureRatio === null
+      ? `${n.rule}: ${n.count}${what} failure${n.count === 1 ? "" : "s"} in ${n.window}${scope}`
+      : `${n.rule}: ${percent(n.failureRatio)} of calls failed (${n.count}${what} of ${n.calls}) in ${n.window}${scope}`
   }
   const t = n.ticket
   const what = [t.status === null ? "no HTTP status" : `HTTP ${t.status}`, t.code === null ? null : `code ${t.code}`].filter((x) => x !== null).join(" ")

@@ -91,7 +91,7 @@ export const Receiver = Schema.Struct({
 })
 export type Receiver = typeof Receiver.Type
 
-export const GroupLabel = Schema.Literal("service", "model", "rateLimitKind", "status", "code")
+export const GroupLabel = Schema.Literal("service", "model", "provider", "rateLimitKind", "status", "code")
 export type GroupLabel = typeof GroupLabel.Type
 
 /** The labels `tickets.groupBy` may name. */
@@ -107,6 +107,17 @@ export const RuleSpec = Schema.Struct({
   groupBy: Schema.optional(Schema.Array(GroupLabel)),
   window: Schema.optional(Duration),
   threshold: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  /** Fire when failures / calls of the group in the window reach this (instead of `threshold`). */
+  ratio: Schema.optional(Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(1))),
+  /** Calls a group needs in the window before `ratio` (or `slo`) may fire (default 10). */
+  minCalls: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  /** The multi-window, multi-burn-rate alert: [long, short, factor] pairs of windows. */
+  slo: Schema.optional(
+    Schema.Struct({
+      objective: Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThan(1)),
+      windows: Schema.NonEmptyArray(Schema.Tuple(Duration, Duration, Schema.Number.pipe(Schema.positive())))
+    })
+  ),
   repeatInterval: Schema.optional(Duration),
   resolveAfter: Schema.optional(Duration),
   severity: Schema.optional(Schema.Literal(...severities)),

@@ -130,6 +130,8 @@ const alertN = (over: Partial<AlertNotification> = {}): AlertNotification => ({
   labels: { alertname: "rate-limited", category: "rate_limit", severity: "warning", model: "Qwen/Qwen2.5-7B-Instruct", rateLimitKind: "TPM" },
   count: 23,
   threshold: 20,
+  calls: null,
+  failureRatio: null,
   window: "1m",
   severity: "warning",
   action: "Slow down or wait: the tokens-per-minute limit was hit.",

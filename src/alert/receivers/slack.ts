@@ -4,7 +4,7 @@
  * Pure. Limits respected: header 150 chars, section text 3000, field 2000, at most 10 fields.
  */
 import type { Receiver } from "../../config/Config.js"
-import { describe, type EncodeContext, type EncodedRequest, type Notification } from "../outbox.js"
+import { describe, type EncodeContext, type EncodedRequest, type Notification, percent } from "../outbox.js"
 
 const cut = (s: string, max: number): string => (s.length <= max ? s : `${s.slice(0, max - 1)}…`)
 /** Slack mrkdwn needs &, < and > escaped in user text. */
@@ -26,7 +26,14 @@ export const encodeSlack = (n: Notification, receiver: Receiver, _ctx: EncodeCon
     field("Rate limit kind", labels.rateLimitKind ?? null),
     field("Model", n.kind === "ticket" ? n.ticket.model : labels.model ?? null),
     field("Service", n.kind === "ticket" ? n.ticket.service : labels.service ?? null),
-    field("Count", n.kind === "alert" ? `${n.count} in ${n.window} (threshold ${n.threshold})` : `${n.count} occurrence${n.count === 1 ? "" : "s"}`),
+    field(
+      "Count",
+      n.kind === "ticket"
+        ? `${n.count} occurrence${n.count === 1 ? "" : "s"}`
+        : n.calls !== null && n.failureRatio !== null
+          ? `${n.count} of ${n.calls} calls in ${n.window}: ${percent(n.failureRatio)} (line ${percent(n.threshold)})`
+          : `${n.count} in ${n.window} (threshold ${n.threshold})`
+    ),
     field("Severity", n.severity)
   ].filter((f) => f !== null)
   const details: Array<string> = [`*Action:* ${esc(n.action)}`]
