@@ -6,6 +6,7 @@
  *             │           Relay        │          └─ HTTP (ingest)
  *             └─────────────────────── HTTP (read API, alerts, /metrics, page)
  */
+import { lastFailureByModel } from "./store/lastFailures.js"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -168,6 +169,7 @@ const HttpLive = (config: Config) =>
           renderPage(report, {
             windowLabel: label,
             generatedAt: new Date(until).toISOString(),
+            lastFailure: lastFailureByModel(db, report.byModel.filter((m) => m.total > 0).map((m) => m.model)),
             firingAlerts: firing.items.map((a) => ({ ...a, labels: a.labels as Record<string, unknown> })),
             openTickets: [...open.items, ...acknowledged.items]
           })

@@ -17,10 +17,14 @@ const format = choiceOption("format", ["table", "json"]).pipe(Options.withDefaul
 const url = Options.text("url").pipe(Options.withDescription("Ask a running daemon instead of the database, e.g. http://127.0.0.1:8787"), Options.optional)
 const token = Options.text("token").pipe(Options.withDescription("API token for --url (default: FAULTLINE_API_TOKEN)"), Options.optional)
 
+/** failures / calls as a percentage; "-" where no call was counted. */
+const ratioText = (r: number | null): string => (r === null ? "-" : `${(Math.round(r * 1000) / 10).toFixed(1)}%`)
+
 export const renderReport = (r: Report): string => {
   const lines: string[] = []
   lines.push(`faultline report  ${r.window.since} → ${r.window.until}`)
-  lines.push(`${r.total} failures · ${r.alerts.firing} alerts firing · ${r.tickets.open} tickets open · ${r.ingest.linesRead} lines read, ${r.ingest.ignored} ignored`)
+  const calls = r.calls > 0 ? ` in ${r.calls} calls (${ratioText(r.failureRatio)})` : ""
+  lines.push(`${r.total} failures${calls} · ${r.alerts.firing} alerts firing · ${r.tickets.open} tickets open · ${r.ingest.linesRead} lines read, ${r.ingest.ignored} ignored`)
   const section = (title: string, m: Record<string, number>) => {
     const rows = Object.entries(m).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1])
     if (rows.length === 0) return
@@ -33,7 +37,13 @@ export const renderReport = (r: Report): string => {
   section("BY PROVIDER", r.byProvider)
   if (r.byModel.length > 0) {
     lines.push("", "BY MODEL")
-    lines.push(formatTable(["MODEL", "COUNT"], r.byModel.slice(0, 15).map((m) => [m.model ?? "(none)", String(m.total)]), [60, 8]))
+    lines.push(
+      formatTable(
+        ["MODEL", "FAILURES", "CALLS", "RATIO"],
+        r.byModel.slice(0, 15).map((m) => [m.model ?? "(none)", String(m.total), m.calls === 0 ? "-" : String(m.calls), ratioText(m.failureRatio)]),
+        [60, 8, 8, 7]
+      )
+    )
   }
   if (r.top.length > 0) {
     lines.push("", "TOP INCIDENTS")

@@ -17,6 +17,8 @@ import type { Ticket } from "../ticket/Ticket.js"
 
 export interface PageExtras {
   readonly windowLabel: string
+  /** The last failure of each model (ISO), for the model health table. */
+  readonly lastFailure?: ReadonlyMap<string | null, string>
   readonly firingAlerts: ReadonlyArray<{ rule: string; labels: Record<string, unknown>; count: number; severity: string; startsAt: string; action: string }>
   readonly openTickets: ReadonlyArray<{ id: string; state: string; count: number; model: string | null; message: string | null; lastSeen: string }>
   readonly generatedAt: string
@@ -82,16 +84,57 @@ const timelineSvg = (timeline: Report["timeline"]): string => {
       )
     }
   })
+  // the failure ratio of each bucket with calls, as a line on its own scale (0-100% at the right)
+  const points: string[] = []
+  timeline.forEach((b, i) => {
+    if (b.calls <= 0) return
+    const ratio = Math.min(1, totals[i]! / b.calls)
+    const x = pad + i * bw + bw / 2
+    const y = H - pad - (H - 2 * pad) * ratio
+    points.push(`${x.toFixed(1)},${y.toFixed(1)}`)
+    bars.push(`<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="2" fill="#111827"><title>${esc(b.start)} failure ratio ${pct(ratio)} (${totals[i]} of ${b.calls} calls)</title></circle>`)
+  })
+  const ratioLine =
+    points.length === 0
+      ? ""
+      : `<polyline id="ratio-line" points="${points.join(" ")}" fill="none" stroke="#111827" stroke-width="1.5"/>
+  <text x="${W}" y="${pad}" font-size="11" fill="#111827" text-anchor="end">100% failed</text>`
   const first = timeline[0]!.start
   const last = timeline[timeline.length - 1]!.start
-  return `<svg class="timeline" viewBox="0 0 ${W} ${H}" role="img" aria-label="failures over time by category">
+  return `<svg class="timeline" viewBox="0 0 ${W} ${H}" role="img" aria-label="failures over time by category, and the failure ratio">
   <line x1="${pad}" y1="${H - pad}" x2="${W}" y2="${H - pad}" stroke="#888"/>
   <text x="0" y="${pad}" font-size="11" fill="#666">${max}</text>
+  ${ratioLine}
   <text x="${pad}" y="${H - 8}" font-size="11" fill="#666">${esc(first.slice(0, 16).replace("T", " "))}</text>
   <text x="${W}" y="${H - 8}" font-size="11" fill="#666" text-anchor="end">${esc(last.slice(0, 16).replace("T", " "))}</text>
   ${bars.join("\n  ")}
 </svg>`
 }
+
+/** 0.125 -> "12.5%". */
+const pct = (r: number | null): string => (r === null ? "–" : `${(Math.round(r * 1000) / 10).toFixed(1)}%`)
+
+/** The category with the most failures of a model in the window. */
+const worstCategory = (byCategory: Partial<Record<Category, number>>): Category | null => {
+  let worst: Category | null = null
+  for (const [c, n] of Object.entries(byCategory) as Array<[Category, number]>) if (n > 0 && (worst === null || n > byCategory[worst]!)) worst = c
+  return worst
+}
+
+/** Per model: calls, failures, ratio, the worst category in the window and the last failure. */
+const modelHealth = (r: Report, lastFailure: ReadonlyMap<string | null, string>): string => `<table id="model-health"><thead><tr><th>model</th><th class="num">calls</th><th class="num">failures</th><th class="num">failure ratio</th><th>worst category</th><th>last failure</th></tr></thead><tbody>
+${
+  r.byModel.length === 0
+    ? `<tr><td colspan="6" class="muted">no calls and no failures in this window</td></tr>`
+    : [...r.byModel]
+        .sort((a, b) => (b.failureRatio ?? -1) - (a.failureRatio ?? -1) || b.total - a.total || (a.model ?? "").localeCompare(b.model ?? ""))
+        .map((m) => {
+          const worst = worstCategory(m.byCategory)
+          return `<tr data-model="${esc(m.model ?? "")}"><td>${esc(m.model ?? "(none)")}</td><td class="num">${m.calls === 0 ? `<span class="muted">–</span>` : m.calls}</td><td class="num">${m.total}</td><td class="num${(m.failureRatio ?? 0) >= 0.05 ? " critical" : ""}">${pct(m.failureRatio)}</td><td>${worst === null ? `<span class="muted">–</span>` : `<span class="dot" style="background:${colors[worst]}"></span>${esc(worst)}`}</td><td>${esc(lastFailure.get(m.model) ?? "")}</td></tr>`
+        })
+        .join("\n")
+}
+</tbody></table>`
 
 const STYLE = `<style>
   body { font: 14px/1.4 system-ui, sans-serif; margin: 0 auto; max-width: 1100px; padding: 16px; color: #1f2937; }
@@ -154,12 +197,16 @@ ${STYLE}
 <p class="muted">${esc(r.window.since)} → ${esc(r.window.until)} · generated ${esc(x.generatedAt)} · refreshes every 30 s</p>
 <div class="cards">
   <div class="card">failures<b id="total">${r.total}</b></div>
+  <div class="card">calls<b id="calls">${r.calls}</b></div>
+  <div class="card">failure ratio<b id="failure-ratio">${pct(r.failureRatio)}</b></div>
   <div class="card">alerts firing<b id="alerts-firing">${r.alerts.firing}</b></div>
   <div class="card">tickets open<b id="tickets-open">${r.tickets.open}</b></div>
   <div class="card">lines read<b id="lines-read">${r.ingest.linesRead}</b></div>
 </div>
 <h2>Timeline</h2>
 ${timelineSvg(r.timeline)}
+<h2>Model health</h2>
+${modelHealth(r, x.lastFailure ?? new Map())}
 <div class="grid">
   ${kv("By category", "by-category", r.byCategory as Record<string, number>)}
   ${kv("By rate-limit kind", "by-kind", r.byRateLimitKind as Record<string, number>)}

@@ -6,8 +6,9 @@
  *
  * `buildDiagnosis` is pure; `diagnosisContext` asks the `events` table what it needs.
  *
- * We only ever see failures, so "a model that succeeded recently in the same service" is
- * approximated: a model seen in the same service within 24h before the event that, within an
+ * "A model that succeeded recently in the same service" is the healthiest other model by the
+ * calls counted in the hour up to the event (successes seen, the lowest failure ratio). Where no
+ * call was counted (only failures are seen), it is approximated: a model seen in the same service within 24h before the event that, within an
  * hour of the event, had no failure of the event's category, and never a `model_not_found`
  * (so it exists). Lacking one: `<VALID_MODEL>`.
  * "Other models affected": other models of the same service with a failure of the same
@@ -19,12 +20,19 @@ import { Data, Effect } from "effect"
 import { EventStore } from "../store/EventStore.js"
 import { type FailureEvent, instantMs } from "../classify/Event.js"
 import { Database, statement } from "../store/Database.js"
+import { CallCounts, type ModelHealth } from "../store/CallCounts.js"
 
 export interface Diagnosis {
   readonly summary: string
   readonly curl: string
   readonly curlOtherModel: string
   readonly otherModelsAffected: ReadonlyArray<string>
+  /**
+   * How the models of the event's service did in the hour up to the event: calls counted
+   * (failed and successful) and failures / calls, the event's model first. Empty when no call
+   * of the service was counted.
+   */
+  readonly modelHealth: ReadonlyArray<ModelHealth>
   readonly hints: ReadonlyArray<string>
 }
 
@@ -32,6 +40,7 @@ export const PROXY_HINT = "If a proxy is enabled, disable it and retry."
 export const BASE_URL_PLACEHOLDER = "<BASE_URL>"
 export const VALID_MODEL_PLACEHOLDER = "<VALID_MODEL>"
 
+const MINUTE = 60_000
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
 
@@ -75,6 +84,32 @@ export interface DiagnosisContext {
   /** A model that worked recently in the same service, or null. */
   readonly otherModel: string | null
   readonly otherModelsAffected: ReadonlyArray<string>
+  /** The service's models in the hour up to the event (CallCounts.health); empty without calls. */
+  readonly modelHealth?: ReadonlyArray<ModelHealth>
+}
+
+/**
+ * The model the second curl should try: the healthiest other model of the service by the calls
+ * counted (successes seen, the lowest failure ratio, then the most calls), else the one the
+ * failures suggest (`otherModel`).
+ */
+export const healthiestOther = (health: ReadonlyArray<ModelHealth>, model: string | null): string | null => {
+  const candidates = health.filter((h) => h.model !== null && h.model !== model && h.calls > h.failed)
+  candidates.sort((a, b) => (a.failureRatio ?? 1) - (b.failureRatio ?? 1) || b.calls - a.calls || a.model!.localeCompare(b.model!))
+  return candidates[0]?.model ?? null
+}
+
+/** "12 of 140 calls failed (8.6%)". */
+const healthText = (h: ModelHealth): string => `${h.model ?? "(no model)"}: ${h.failed} of ${h.calls} calls failed (${percentOf(h.failureRatio)})`
+const percentOf = (r: number | null): string => (r === null ? "-" : `${Math.round(r * 1000) / 10}%`)
+
+/** The model-health sentence of a summary: the event's model, then the service's others. */
+const healthSummary = (health: ReadonlyArray<ModelHealth>, model: string | null): string => {
+  if (health.length === 0) return ""
+  const own = health.find((h) => h.model === model)
+  const others = health.filter((h) => h !== own)
+  const parts = [own === undefined ? null : `this model ${healthText(own)}`, others.length === 0 ? null : `other models ${others.slice(0, 5).map(healthText).join(", ")}`]
+  return `; in the hour before: ${parts.filter((p) => p !== null).join("; ")}`
 }
 
 export const buildDiagnosis = (e: FailureEvent, ctx: DiagnosisContext): Diagnosis => {
@@ -82,11 +117,15 @@ export const buildDiagnosis = (e: FailureEvent, ctx: DiagnosisContext): Diagnosi
   const stream = e.stream === true
   const hints: Array<string> = [e.action]
   if ((e.category === "transport" || e.bodyNotJson) && !hints.includes(PROXY_HINT)) hints.push(PROXY_HINT)
+  const health = ctx.modelHealth ?? []
+  // the event's model first, then the others by calls
+  const ordered = [...health.filter((h) => h.model === e.model), ...health.filter((h) => h.model !== e.model)]
   return {
-    summary: summaryOf(e),
+    summary: `${summaryOf(e)}${healthSummary(ordered, e.model)}`,
     curl: curlCommand(base, e.model ?? "<MODEL>", stream),
-    curlOtherModel: curlCommand(base, ctx.otherModel ?? VALID_MODEL_PLACEHOLDER, stream),
+    curlOtherModel: curlCommand(base, healthiestOther(health, e.model) ?? ctx.otherModel ?? VALID_MODEL_PLACEHOLDER, stream),
     otherModelsAffected: ctx.otherModelsAffected,
+    modelHealth: ordered,
     hints
   }
 }
@@ -163,7 +202,7 @@ export const diagnosisContext = (db: BetterSqlite3.Database, e: FailureEvent): D
     .get({ service: params.service, model: params.model, category: params.category, dayAgo: params.dayAgo, hourAgo: params.hourAgo, to: params.to }) as
     | string
     | undefined
-  return { otherModel: other ?? null, otherModelsAffected: affected }
+  return { otherModel: other ?? null, otherModelsAffected: affected, modelHealth: new CallCounts(db).health(e.service, t - HOUR, t + MINUTE) }
 }
 
 export const diagnoseEvent = (db: BetterSqlite3.Database, e: FailureEvent): Diagnosis => buildDiagnosis(e, diagnosisContext(db, e))
@@ -209,6 +248,9 @@ export const formatDiagnosis = ({ event: e, diagnosis: d }: DiagnosedEvent): str
     `3. The same request with another model`,
     indent(d.curlOtherModel),
     `   Other models failing the same way: ${affected}`,
+    ...(d.modelHealth.length === 0
+      ? []
+      : [`   Calls in the hour before the event (${e.service === null ? "events without a service" : `service ${e.service}`}):`, ...d.modelHealth.map((h) => `     ${healthText(h)}`)]),
     ``,
     `4. Hints`,
     ...d.hints.map((h) => `  - ${h}`),

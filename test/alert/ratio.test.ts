@@ -10,9 +10,11 @@ import { resolveRules } from "../../src/alert/rules.js"
 import type { FailureEvent } from "../../src/classify/Event.js"
 import { CallCounts } from "../../src/store/CallCounts.js"
 import { minuteOf } from "../../src/sources/Batch.js"
-import { config, event, harness, outboxRows, T0, tempDb } from "./helpers.js"
+import { diagnoseEvent, formatDiagnosis } from "../../src/ticket/diagnosis.js"
+import { config, event, harness, outboxRows, storeEvents, T0, tempDb } from "./helpers.js"
 
 const MIN = 60_000
+const HOUR_MS = 60 * MIN
 const A = "Qwen/Qwen2.5-7B-Instruct"
 const B = "deepseek-ai/DeepSeek-V3"
 
@@ -146,4 +148,41 @@ describe("slo rules (multi-window, multi-burn-rate)", () => {
     expect(r.mode).toEqual({ _tag: "ratio", ratio: 0.1, minCalls: 10 })
     expect(r.threshold).toBe(0.1)
   })
+})
+
+describe("model health in the diagnosis", () => {
+  it.scoped("says how the event's model and the service's other models did, and tries the healthiest one in the second curl", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(T0)
+      const { db } = yield* harness(cfg([]), tempDb())
+      const C = "THUDM/glm-4-9b-chat"
+      // in the hour before: A fails 40 of 100, B 5 of 100, C 0 of 50; D belongs to another service
+      const events = [...minute(db, T0 - 30 * MIN, A, 60, 40), ...minute(db, T0 - 20 * MIN, B, 95, 5)]
+      minute(db, T0 - 10 * MIN, C, 50, 0)
+      new CallCounts(db).record([{ minute: minuteOf(T0 - 5 * MIN), service: "batch-jobs", model: "D", provider: null, ok: 500, failed: 0 }], [])
+      // the event: A fails again, now
+      const e = event({ category: "overload", at: T0, model: A })
+      storeEvents(db, [...events, e])
+      const d = diagnoseEvent(db, e)
+      // the event's model first, then the others by calls (D is of another service)
+      expect(d.modelHealth.map((h) => [h.model, h.calls, h.failed])).toEqual([[A, 100, 40], [B, 100, 5], [C, 50, 0]])
+      expect(d.summary).toContain(`this model ${A}: 40 of 100 calls failed (40%)`)
+      expect(d.summary).toContain(`${C}: 0 of 50 calls failed (0%)`)
+      expect(d.curlOtherModel).toContain(`"model":"${C}"`)
+      expect(formatDiagnosis({ event: e, diagnosis: d })).toContain("Calls in the hour before the event (service chat-api):")
+    })
+  )
+
+  it.scoped("without calls counted, the diagnosis is as before: no health, the model the failures suggest", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(T0)
+      const { db } = yield* harness(cfg([]), tempDb())
+      const e = event({ category: "overload", at: T0, model: A })
+      storeEvents(db, [e, event({ category: "rate_limit", at: T0 - 2 * HOUR_MS, model: B })])
+      const d = diagnoseEvent(db, e)
+      expect(d.modelHealth).toEqual([])
+      expect(d.summary).not.toContain("calls failed")
+      expect(d.curlOtherModel).toContain(`"model":"${B}"`)
+    })
+  )
 })

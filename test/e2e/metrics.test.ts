@@ -106,6 +106,7 @@ const ordinaryLines = (n: number): string[] => Array.from({ length: n }, (_, i) 
 /** The metrics of CONTRACT section 9 with exactly these label names, and their types. */
 const CONTRACT_METRICS: ReadonlyArray<{ name: string; labels: ReadonlyArray<string>; type: string }> = [
   { name: "faultline_failures_total", labels: ["category", "rate_limit_kind", "status", "model", "service", "provider"], type: "counter" },
+  { name: "faultline_calls_total", labels: ["model", "service", "provider", "outcome"], type: "counter" },
   { name: "faultline_lines_read_total", labels: ["source"], type: "counter" },
   { name: "faultline_lines_ignored_total", labels: ["source"], type: "counter" },
   { name: "faultline_source_lag_bytes", labels: ["source"], type: "gauge" },

@@ -63,6 +63,11 @@ const seed = async (d: Daemon, token?: string): Promise<number> => {
   const text = await r.text()
   expect(r.status, text).toBe(202)
   expect(JSON.parse(text)).toMatchObject({ accepted: records.length, duplicates: 0, rejected: [] })
+  // and the application's own call counts: the successes beside those failures
+  const minute = new Date(Math.floor(Date.now() / MIN) * MIN - 20 * MIN).toISOString()
+  const calls = { calls: [{ minute, service: "chat-api", model: M1, ok: 96, failed: 0 }, { minute, service: "chat-api", model: M2, ok: 45, failed: 0 }] }
+  const c = await d.fetch("/v1/events", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(calls), ...(token ? { token } : {}) })
+  expect(c.status).toBe(202)
   return records.length
 }
 
@@ -183,6 +188,18 @@ describe.skipIf(skip)("GET / in a real browser", { timeout: 90_000 }, () => {
       expect(shown.ticketRows[0]).toContain("open")
       expect(shown.ticketRows[0]).toContain(M2)
       expect(await page.locator("#alerts td.critical").count()).toBe(2)
+
+      // calls, the failure ratio and the model health table agree with the report
+      expect(await num(page, "#calls")).toBe(report.calls)
+      expect(report.calls).toBe(report.total + 96 + 45)
+      expect((await page.locator("#failure-ratio").textContent())!.trim()).toBe(`${(Math.round(report.failureRatio * 1000) / 10).toFixed(1)}%`)
+      const health: Record<string, { calls: string; failures: string }> = {}
+      for (const row of await page.locator("#model-health tr[data-model]").all()) {
+        const cells = (await row.locator("td").allTextContents()).map((t) => t.trim())
+        health[(await row.getAttribute("data-model"))!] = { calls: cells[1]!, failures: cells[2]! }
+      }
+      expect(health).toEqual(Object.fromEntries(report.byModel.map((m: any) => [m.model, { calls: String(m.calls), failures: String(m.total) }])))
+      expect(await page.locator("#ratio-line").count()).toBe(1)
     } finally {
       await page.close()
     }
