@@ -76,6 +76,8 @@ export interface GeneratedLog {
   readonly lines: number
   /** Failed-call records written (a multi-line dump is one). */
   readonly failures: number
+  /** Successful calls written (records that show a 2xx answer of the LLM API): counted, not stored. */
+  readonly calls?: number
   readonly bytes: number
 }
 
@@ -110,6 +112,7 @@ export const generateLog = (file: string, bytes: number, endMs = Date.now(), see
   let written = 0
   let lines = 0
   let failures = 0
+  let calls = 0
   let seq = 0
   try {
     while (written < bytes) {
@@ -139,7 +142,9 @@ export const generateLog = (file: string, bytes: number, endMs = Date.now(), see
           } else if (y < 0.64) {
             rec.push(`${textTs(t)} INFO  [worker-${int(8)}] app.jobs - processed batch ${int(99999)} (${int(5000)} items) in ${int(900)}ms request_id=${reqId}`)
           } else if (y < 0.72) {
-            rec.push(`${textTs(t)} DEBUG [http] app.client - POST https://api.siliconflow.cn/v1/chat/completions model=${model} stream=${r() < 0.5} request_id=${reqId}`)
+            // a successful call of the LLM API, with its status: counted by both sides
+            calls++
+            rec.push(`${textTs(t)} DEBUG [http] app.client - POST https://api.siliconflow.cn/v1/chat/completions model=${model} stream=${r() < 0.5} status=200 in ${int(9000)}ms request_id=${reqId}`)
           } else if (y < 0.78) {
             rec.push(`10.0.${int(9)}.${int(250)} - - [${httpDate(t)}] "GET ${pick(PATHS)}${int(100000)} HTTP/1.1" ${pick([200, 200, 304])} ${int(90000)} "-" "Mozilla/5.0 (X11; Linux x86_64)" rid=${reqId}`)
           } else if (y < 0.86) {
@@ -246,7 +251,7 @@ export const generateLog = (file: string, bytes: number, endMs = Date.now(), see
   } finally {
     fs.closeSync(fd)
   }
-  return { lines, failures, bytes: written }
+  return { lines, failures, calls, bytes: written }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -292,12 +297,27 @@ const textTime = (line: string, fallback: number): number => {
   return m === null ? fallback : Date.parse(`${m[1]}T${m[2]}.${m[3]}Z`)
 }
 
-/** One line of text -> a failure, or null. */
+/** The plain loop's successful calls: per minute and model, one upsert each per batch. */
+type Calls = Map<string, { minute: number; model: string | null; ok: number }>
+const CALL_MODEL_RE = /model=(\S+)/
+const countCall = (calls: Calls, at: number, model: string | null): void => {
+  const minute = at - (at % 60_000)
+  const key = `${minute}|${model}`
+  const c = calls.get(key)
+  if (c === undefined) calls.set(key, { minute, model, ok: 1 })
+  else c.ok++
+}
+let plainCalls: Calls = new Map()
+
+/** One line of text -> a failure, or null (a successful call of the API is counted). */
 const scanText = (line: string, now: number): Found | null => {
   let m = TEXT_RE.exec(line)
   if (m !== null) {
     const status = Number(m[1])
-    if (status < 400) return null
+    if (status < 400) {
+      if (line.includes("/chat/completions")) countCall(plainCalls, textTime(line, now), CALL_MODEL_RE.exec(line)?.[1] ?? null)
+      return null
+    }
     let body = { code: null as number | string | null, message: null as string | null }
     if (m[2] !== undefined) body = fromBody(m[2].includes("'") ? m[2].replace(/'/g, '"').replace(/None/g, "null") : m[2])
     return { status, ...body, model: null, requestId: null, occurredAt: textTime(line, now), bodyNotJson: false }
@@ -360,10 +380,20 @@ export const plainLoop = (file: string, dbFile: string, opts: PlainLoopOptions =
   const db = openDatabase(dbFile)
   const insert = db.prepare(EVENT_SQL)
   const upsert = opts.aggregate === true ? db.prepare(INCIDENT_UPSERT_SQL) : null
+  const upsertCalls = db.prepare(
+    `INSERT INTO calls_minute (t, key, ok, failed) VALUES (?, ?, ?, 0) ON CONFLICT (t, key) DO UPDATE SET ok = ok + excluded.ok`
+  )
+  const callKeys = new Map<string | null, number>()
   const source = `file:${path.resolve(file)}`
   type Row = [Found, number, string]
   const flush = db.transaction((rows: ReadonlyArray<Row>) => {
     const now = Date.now()
+    for (const c of plainCalls.values()) {
+      let key = callKeys.get(c.model)
+      if (key === undefined) callKeys.set(c.model, (key = callKeys.size + 1))
+      upsertCalls.run(c.minute, key, c.ok)
+    }
+    plainCalls = new Map()
     for (const [f, lineNo, sample] of rows) {
       const category = categoryOf(f.status)
       const message = f.message
@@ -439,7 +469,7 @@ export const plainLoop = (file: string, dbFile: string, opts: PlainLoopOptions =
       carry = end - start
       buf.copyWithin(0, start, end)
     }
-    if (rows.length > 0) flush(rows)
+    if (rows.length > 0 || plainCalls.size > 0) flush(rows)
   } finally {
     fs.closeSync(fd)
     db.close()
@@ -470,6 +500,8 @@ export interface DaemonRun {
   readonly sampledPeakRssMb: number
   readonly reportLinesRead: number
   readonly reportTotal: number
+  /** The report's calls (failed and successful) over the run. */
+  readonly reportCalls: number
 }
 
 export interface DaemonOptions {
@@ -534,7 +566,7 @@ export const runDaemon = async (dir: string, generated: string, expect: Pick<Gen
       }
     }
     const memory = mem.stop()
-    const report = await fetchJson<{ total: number; ingest: { linesRead: number } }>(`${daemon.url}/v1/report?since=30d`)
+    const report = await fetchJson<{ total: number; calls: number; ingest: { linesRead: number } }>(`${daemon.url}/v1/report?since=30d`)
     return {
       seconds: (tFailures - t0) / 1000,
       readySeconds,
@@ -546,7 +578,8 @@ export const runDaemon = async (dir: string, generated: string, expect: Pick<Gen
       peakRssMb: memory.hwmMb,
       sampledPeakRssMb: memory.peakRssMb,
       reportLinesRead: report.ingest.linesRead,
-      reportTotal: report.total
+      reportTotal: report.total,
+      reportCalls: report.calls
     }
   } finally {
     counters?.close()
@@ -622,6 +655,9 @@ export async function run(): Promise<Array<BenchResult>> {
       { name: "tail: faultline daemon peak RSS (VmHWM)", value: round(d.peakRssMb, 1), unit: "MB", baseline: round(d.idleRssMb, 1), ratio: ratioOf(d.peakRssMb, d.idleRssMb), goal: "< 200 MB (baseline: idle RSS)", met: d.peakRssMb < 200 },
       { name: "tail: failures stored by faultline / written", value: d.failures, unit: "events", baseline: log.failures, ratio: ratioOf(d.failures, log.failures, 4), goal: "= written", met: d.failures === log.failures },
       { name: "tail: report ingest.linesRead / lines written", value: d.reportLinesRead, unit: "lines", baseline: log.lines, ratio: ratioOf(d.reportLinesRead, log.lines, 4), goal: "= written", met: d.reportLinesRead === log.lines && d.reportTotal === d.failures },
+      ...(log.calls === undefined
+        ? []
+        : [{ name: "tail: report calls / calls written (successes + failures)", value: d.reportCalls, unit: "calls", baseline: log.calls + log.failures, ratio: ratioOf(d.reportCalls, log.calls + log.failures, 4), goal: "= written", met: d.reportCalls === log.calls + log.failures }]),
       { name: "tail: faultline replay (in-process, replayFile + commit) lines/s", value: Math.round(rLps), unit: "lines/s", baseline: Math.round(baseLps), ratio: ratioOf(rLps, baseLps) }
     ]
   } finally {

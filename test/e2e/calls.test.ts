@@ -26,7 +26,8 @@ const okLines = (model: string, n: number, sAgo: number): string[] =>
       case 0:
         return JSON.stringify({ level: 30, time: t.getTime(), msg: "llm call done", req: { method: "POST", url: "/v1/chat/completions" }, model, res: { statusCode: 200 }, responseTime: 812 })
       case 1:
-        return `${pyTime(t)} - INFO - httpx - HTTP Request: POST https://api.siliconflow.cn/v1/chat/completions "HTTP/1.1 200 OK" model=${model}`
+        // a request id that holds a failure word: the pre-filter lets it through, the parser finds no failure
+        return `${pyTime(t)} - INFO - httpx - HTTP Request: POST https://api.siliconflow.cn/v1/chat/completions "HTTP/1.1 200 OK" model=${model} request_id=req-${i}err`
       default:
         return `${t.toISOString()} INFO gateway - "POST /v1/chat/completions HTTP/1.1" 200 1532 model=${model} stream=true`
     }

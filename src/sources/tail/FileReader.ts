@@ -281,8 +281,8 @@ export class EventBatcher {
       if ("event" in r) this.events.push(r.event)
       else {
         this.ignored++
-        // a successful call with a failure word in it (`"rateLimitRemaining": 90`)
-        if (r.ignored === "status < 400") this.countCall(record.text, nowMs)
+        // a successful call with a failure word in it (`"rateLimitRemaining": 90`, `req-2err2c03`)
+        this.countCall(record.text, nowMs)
       }
     }
   }
