@@ -27,12 +27,6 @@ export interface Diagnosis {
   readonly curl: string
   readonly curlOtherModel: string
   readonly otherModelsAffected: ReadonlyArray<string>
-  /**
-   * How the models of the event's service did in the hour up to the event: calls counted
-   * (failed and successful) and failures / calls, the event's model first. Empty when no call
-   * of the service was counted.
-   */
-  readonly modelHealth: ReadonlyArray<ModelHealth>
   readonly hints: ReadonlyArray<string>
 }
 
@@ -99,6 +93,12 @@ export const healthiestOther = (health: ReadonlyArray<ModelHealth>, model: strin
   return candidates[0]?.model ?? null
 }
 
+/** The event's model first, then the others (by calls, as CallCounts.health orders them). */
+export const orderedHealth = (health: ReadonlyArray<ModelHealth>, model: string | null): ModelHealth[] => [
+  ...health.filter((h) => h.model === model),
+  ...health.filter((h) => h.model !== model)
+]
+
 /** "12 of 140 calls failed (8.6%)". */
 const healthText = (h: ModelHealth): string => `${h.model ?? "(no model)"}: ${h.failed} of ${h.calls} calls failed (${percentOf(h.failureRatio)})`
 const percentOf = (r: number | null): string => (r === null ? "-" : `${Math.round(r * 1000) / 10}%`)
@@ -118,14 +118,11 @@ export const buildDiagnosis = (e: FailureEvent, ctx: DiagnosisContext): Diagnosi
   const hints: Array<string> = [e.action]
   if ((e.category === "transport" || e.bodyNotJson) && !hints.includes(PROXY_HINT)) hints.push(PROXY_HINT)
   const health = ctx.modelHealth ?? []
-  // the event's model first, then the others by calls
-  const ordered = [...health.filter((h) => h.model === e.model), ...health.filter((h) => h.model !== e.model)]
   return {
-    summary: `${summaryOf(e)}${healthSummary(ordered, e.model)}`,
+    summary: `${summaryOf(e)}${healthSummary(orderedHealth(health, e.model), e.model)}`,
     curl: curlCommand(base, e.model ?? "<MODEL>", stream),
     curlOtherModel: curlCommand(base, healthiestOther(health, e.model) ?? ctx.otherModel ?? VALID_MODEL_PLACEHOLDER, stream),
     otherModelsAffected: ctx.otherModelsAffected,
-    modelHealth: ordered,
     hints
   }
 }
@@ -207,6 +204,12 @@ export const diagnosisContext = (db: BetterSqlite3.Database, e: FailureEvent): D
 
 export const diagnoseEvent = (db: BetterSqlite3.Database, e: FailureEvent): Diagnosis => buildDiagnosis(e, diagnosisContext(db, e))
 
+/** The diagnosis of an event with the model health behind it (`faultline diagnose`). */
+export const diagnosedEvent = (db: BetterSqlite3.Database, e: FailureEvent): DiagnosedEvent => {
+  const ctx = diagnosisContext(db, e)
+  return { event: e, diagnosis: buildDiagnosis(e, ctx), modelHealth: orderedHealth(ctx.modelHealth ?? [], e.model) }
+}
+
 export class DiagnoseError extends Data.TaggedError("DiagnoseError")<{
   readonly reason: "not_found"
   readonly message: string
@@ -215,6 +218,12 @@ export class DiagnoseError extends Data.TaggedError("DiagnoseError")<{
 export interface DiagnosedEvent {
   readonly event: FailureEvent
   readonly diagnosis: Diagnosis
+  /**
+   * How the models of the event's service did in the hour up to the event (calls counted, failed
+   * and successful), the event's model first; empty when no call of the service was counted.
+   * The diagnosis's summary says the same in words (a ticket's diagnosis keeps the contract's keys).
+   */
+  readonly modelHealth?: ReadonlyArray<ModelHealth>
 }
 
 /** `faultline diagnose EVENT_ID`: the diagnosis of a stored event. */
@@ -224,12 +233,12 @@ export const diagnose = (eventId: string): Effect.Effect<DiagnosedEvent, Diagnos
       const event = new EventStore(db).getEvent(eventId)
       return event === null
         ? Effect.fail(new DiagnoseError({ reason: "not_found", message: `no stored event has the id ${JSON.stringify(eventId)}` }))
-        : Effect.succeed({ event, diagnosis: diagnoseEvent(db, event) })
+        : Effect.succeed(diagnosedEvent(db, event))
     })
   )
 
 /** The diagnosis as readable text (the JSON form is `JSON.stringify(diagnosed)`). */
-export const formatDiagnosis = ({ event: e, diagnosis: d }: DiagnosedEvent): string => {
+export const formatDiagnosis = ({ event: e, diagnosis: d, modelHealth = [] }: DiagnosedEvent): string => {
   const where = [e.service === null ? null : `service ${e.service}`, e.model === null ? null : `model ${e.model}`].filter((x) => x !== null)
   const indent = (s: string) => s.split("\n").map((l) => `  ${l}`).join("\n")
   const affected =
@@ -248,9 +257,9 @@ export const formatDiagnosis = ({ event: e, diagnosis: d }: DiagnosedEvent): str
     `3. The same request with another model`,
     indent(d.curlOtherModel),
     `   Other models failing the same way: ${affected}`,
-    ...(d.modelHealth.length === 0
+    ...(modelHealth.length === 0
       ? []
-      : [`   Calls in the hour before the event (${e.service === null ? "events without a service" : `service ${e.service}`}):`, ...d.modelHealth.map((h) => `     ${healthText(h)}`)]),
+      : [`   Calls in the hour before the event (${e.service === null ? "events without a service" : `service ${e.service}`}):`, ...modelHealth.map((h) => `     ${healthText(h)}`)]),
     ``,
     `4. Hints`,
     ...d.hints.map((h) => `  - ${h}`),

@@ -10,7 +10,7 @@ import { resolveRules } from "../../src/alert/rules.js"
 import type { FailureEvent } from "../../src/classify/Event.js"
 import { CallCounts } from "../../src/store/CallCounts.js"
 import { minuteOf } from "../../src/sources/Batch.js"
-import { diagnoseEvent, formatDiagnosis } from "../../src/ticket/diagnosis.js"
+import { diagnosedEvent, formatDiagnosis } from "../../src/ticket/diagnosis.js"
 import { config, event, harness, outboxRows, storeEvents, T0, tempDb } from "./helpers.js"
 
 const MIN = 60_000
@@ -163,13 +163,16 @@ describe("model health in the diagnosis", () => {
       // the event: A fails again, now
       const e = event({ category: "overload", at: T0, model: A })
       storeEvents(db, [...events, e])
-      const d = diagnoseEvent(db, e)
+      const diagnosed = diagnosedEvent(db, e)
+      const d = diagnosed.diagnosis
       // the event's model first, then the others by calls (D is of another service)
-      expect(d.modelHealth.map((h) => [h.model, h.calls, h.failed])).toEqual([[A, 100, 40], [B, 100, 5], [C, 50, 0]])
+      expect(diagnosed.modelHealth!.map((h) => [h.model, h.calls, h.failed])).toEqual([[A, 100, 40], [B, 100, 5], [C, 50, 0]])
+      // a ticket's diagnosis keeps the contract's keys; the figures are in its summary
+      expect(Object.keys(d).sort()).toEqual(["curl", "curlOtherModel", "hints", "otherModelsAffected", "summary"])
       expect(d.summary).toContain(`this model ${A}: 40 of 100 calls failed (40%)`)
       expect(d.summary).toContain(`${C}: 0 of 50 calls failed (0%)`)
       expect(d.curlOtherModel).toContain(`"model":"${C}"`)
-      expect(formatDiagnosis({ event: e, diagnosis: d })).toContain("Calls in the hour before the event (service chat-api):")
+      expect(formatDiagnosis(diagnosed)).toContain("Calls in the hour before the event (service chat-api):")
     })
   )
 
@@ -179,8 +182,8 @@ describe("model health in the diagnosis", () => {
       const { db } = yield* harness(cfg([]), tempDb())
       const e = event({ category: "overload", at: T0, model: A })
       storeEvents(db, [e, event({ category: "rate_limit", at: T0 - 2 * HOUR_MS, model: B })])
-      const d = diagnoseEvent(db, e)
-      expect(d.modelHealth).toEqual([])
+      const { diagnosis: d, modelHealth } = diagnosedEvent(db, e)
+      expect(modelHealth).toEqual([])
       expect(d.summary).not.toContain("calls failed")
       expect(d.curlOtherModel).toContain(`"model":"${B}"`)
     })
