@@ -21,7 +21,7 @@ import { readBodyValue, readMessageValue } from "./extract/errorBody.js"
 import { readText } from "./extract/freeText.js"
 import { notePath, readHints } from "./extract/hints.js"
 import { readLogObject } from "./extract/jsonLog.js"
-import { transportSignature } from "./extract/transport.js"
+import { isHttpClientTransport, transportSignature } from "./extract/transport.js"
 import { findStatus } from "./extract/statusText.js"
 import { hasFailureSignal } from "./prefilter.js"
 
@@ -255,7 +255,9 @@ function decide(d: Draft, text: string): ParseResult | null {
       recognises({ code: d.code, errorType: d.errorType, errorClass: d.errorClass, text: d.message ?? head, provider: d.provider ?? providerOfText(head)?.provider ?? null })
     if (!worded) {
       if (d.transportError === null) return IGNORED["no failure signal"]
-      if (!d.transportExplicit && !LLM_CONTEXT_RE.test(text)) return IGNORED["not an API call"]
+      // a transport failure counts when the record shows an API call: LLM words or paths, a known
+      // API host (`generativelanguage.googleapis.com`), or an HTTP client's own failure
+      if (!d.transportExplicit && !LLM_CONTEXT_RE.test(text) && !isHttpClientTransport(text) && providerOfHosts(text) === null) return IGNORED["not an API call"]
     }
   }
   return null

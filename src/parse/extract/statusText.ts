@@ -128,10 +128,11 @@ export function lineStartStatus(s: string, i: number): boolean {
   const before = j < 0 ? 10 : s.charCodeAt(j)
   if (before !== 10 && before !== 34 && before !== 39) return false
   if (s.charCodeAt(i + 3) !== 32) return false
-  // `429 Rate limit ...`, `429 "Too many tokens ..."` (a body that is a bare JSON string)
+  // `429 Rate limit ...`, `429 "Too many tokens ..."` (a body that is a bare JSON string), and a
+  // relay's Chinese message (`429 当前分组上游负载已饱和`, `401 无效的令牌`: openai-node's `${status} ${message}`)
   const q = s.charCodeAt(i + 4)
   const c = q === 34 ? s.charCodeAt(i + 5) : q
-  return c >= 65 && c <= 90
+  return (c >= 65 && c <= 90) || (c >= 0x4e00 && c <= 0x9fff)
 }
 
 function isLetter(c: number): boolean {

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest"
+import { classify } from "../../src/classify/classify.js"
+import { parseRecord } from "../../src/parse/parse.js"
+
+/**
+ * Shape families met in the wild-* corpus records (tune part), each with a made-up line of the
+ * same shape: the extractor must read the family, not one record.
+ */
+const failure = (text: string) => {
+  const r = parseRecord(text)
+  if (r._tag !== "Failure") throw new Error(`ignored: ${r.reason}`)
+  return { f: r.failure, c: classify(r.failure) }
+}
+
+describe("shape families of the wild corpus", () => {
+  it("a status at a line's start before a Chinese message (openai-node's `${status} ${message}` of a relay)", () => {
+    const { f, c } = failure("403 该令牌额度已用尽 (request id: 2025010203040506070809abcdEFGH)")
+    expect(f.status).toBe(403)
+    expect(c.category).toBe("quota")
+    expect(failure("429 当前分组上游负载已饱和，请稍后再试").f.status).toBe(429)
+  })
+
+  it("gRPC status names printed by grpc-java and grpc-js", () => {
+    const java = failure("com.google.api.gax.rpc.UnavailableException: io.grpc.StatusRuntimeException: UNAVAILABLE: The service is currently unavailable.")
+    expect(java.f.errorType).toBe("UNAVAILABLE")
+    expect(java.c.category).toBe("overload")
+    const node = failure("Error: 8 RESOURCE_EXHAUSTED: Resource has been exhausted (e.g. check quota).")
+    expect(node.f.errorType).toBe("RESOURCE_EXHAUSTED")
+    expect(node.c.category).toBe("rate_limit")
+  })
+
+  it("an HTTP client's transport failure is a failed call whatever the host", () => {
+    expect(failure("Request error: TypeError: fetch failed (cause: UND_ERR_CONNECT_TIMEOUT)").c.category).toBe("transport")
+    expect(failure("HTTPConnectionPool(host='10.0.0.7', port=8000): Max retries exceeded with url: /generate (Caused by NewConnectionError('Failed to establish a new connection: [Errno 111] Connection refused'))").c.category).toBe("transport")
+    expect(failure("Error: reqwest::Error { kind: Request, url: \"http://10.1.2.3:8080/infer\", source: TimedOut }").c.category).toBe("transport")
+    // a known API host is an API call too
+    expect(failure("java.net.SocketException: Connection reset, address = api.mistral.ai, port = 443").c.category).toBe("transport")
+  })
+
+  it("a bare socket error of some other client is still not an API call", () => {
+    const r = parseRecord("redis: dial tcp 10.0.0.5:6379: connect: connection refused")
+    expect(r._tag).toBe("Ignored")
+  })
+})
