@@ -13,7 +13,7 @@ export const wording = {
   modelNotFound:
     /\bmodels?\b[^\n]{0,100}?\b(?:does not|doesn't|not) exists?\b|\bmodels?\b[^\n]{0,60}?\b(?:was|is) not found\b|model_not_found|no such model|unknown model|模型不存在|模型[^，。\n]{0,40}不存在/i,
   rateLimit:
-    /rate[ _-]?limit(?:ed|ing)?[ _](?:reached|exceeded|error|hit)|(?:due to|hit|exceeds?|exceeded|reached) (?:the |your |a )?(?:\w+ )?rate[ _-]?limit|\bRateLimitError\b|too many (?:requests|tokens)|\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD)\b[^.\n]{0,24}(?:limit|reached|exceeded)|(?:limit|reached|max|exceeded)[^.\n]{0,24}\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD)\b|限流|请求过于频繁|频率超限|速率限制/i,
+    /rate[ _-]?limit(?:ed|ing)?[ _](?:reached|exceeded|error|hit)|(?:due to|hit|exceeds?|exceeded|reached) (?:the |your |a )?(?:\w+ )?rate[ _-]?limit|\bRateLimitError\b|too many (?:requests|tokens)|\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD)\b[^.\n]{0,24}(?:limit|reached|exceeded)|(?:limit|reached|max|exceeded)[^.\n]{0,24}\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD)\b|concurrency limit (?:exceeded|reached)|too many concurrent requests|high concurrency usage|限流|请求过于频繁|频率超限|速率限制|并发(?:数|量|请求数)?(?:超限|过高|超过上限|已达上限)/i,
   overload: /too busy|\boverloaded\b|server is busy|system is busy|系统繁忙|服务繁忙|负载过高|服务器繁忙/i,
   authKey:
     /invalid api[ _-]?key|incorrect api[ _-]?key|api[ _-]?key is invalid|invalid_api_key|api key not valid|invalid x-api-key|authentication_error|api key (?:is )?(?:missing|not (?:set|provided))|api_key client option must be set|no api key (?:was )?(?:provided|found)|(?:did not|didn't) provide an api[ _-]?key|api[ _-]?key (?:is )?(?:required|expired|revoked|disabled)|missing (?:api[ _-]?key|authentication header|authorization header)|令牌无效|密钥无效|无效的令牌|认证失败|鉴权失败|api key 错误/i,

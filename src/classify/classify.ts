@@ -252,8 +252,11 @@ const KIND_ABBR_RE = /(?<![A-Za-z0-9])(RPM|RPH|RPD|TPM|TPD|IPM|IPD)(?![A-Za-z0-9
 const KIND_WORDS_RE = /(?:\b|(?<=[a-z])(?=[A-Z]))([Rr]equests?|REQUESTS?|[Tt]okens?|TOKENS?|[Ii]mages?|IMAGES?)(?:\s{1,4}|[_-]?)(?:[Pp]er|PER)(?:\s{1,4}|[_-]?)(?:1\s)?([Mm]in(?:ute)?s?|MIN(?:UTE)?S?|[Hh]our|HOUR|[Dd]ay|DAY)(?![a-z])/
 const KIND_DAILY_RE = /\bdaily (?:\w+ )?(request|token|image)s?\b|\b(request|token|image)s? per day\b/i
 const KIND_ZH_RE = /(每分钟|每小时|每日|每天|当日|今日)/
-/** The resource and the period apart: Anthropic's "request tokens has exceeded your per-minute rate limit". */
-const KIND_TOKENS_GAP_RE = /\btokens?\b[^.\n]{0,48}?\bper[- ](min(?:ute)?|hour|day)\b/i
+/**
+ * The resource and the period apart: Anthropic's "request tokens has exceeded your per-minute rate
+ * limit", OpenAI's older "on tokens_usage_based per min".
+ */
+const KIND_TOKENS_GAP_RE = /\btokens?(?:_[a-z]{1,12}){0,3}\b[^.\n]{0,48}?\bper[- ](min(?:ute)?|hour|day)\b/i
 const KIND_REQUESTS_GAP_RE = /\brequests?\b[^.\n]{0,48}?\bper[- ](min(?:ute)?|hour|day)\b/i
 
 /** RPM/RPH/RPD/TPM/TPD/IPM/IPD named by abbreviation or in words (English, Chinese); else `unknown`. */

@@ -41,4 +41,27 @@ describe("shape families of the wild corpus", () => {
     const r = parseRecord("redis: dial tcp 10.0.0.5:6379: connect: connection refused")
     expect(r._tag).toBe("Ignored")
   })
+
+  it("a Ruby hash body (`=>`, `nil`) is read like JSON", () => {
+    const { f, c } = failure('OpenAI HTTP Error (spotted in ruby-openai 7.0.1): {"error"=>{"message"=>"Unrecognized request argument supplied: foo", "type"=>"invalid_request_error", "param"=>nil, "code"=>nil}}')
+    expect(f.message).toBe("Unrecognized request argument supplied: foo")
+    expect(f.code).toBeNull()
+    expect(c.category).toBe("invalid_request")
+  })
+
+  it("concurrency limits, English and Chinese, are rate limits", () => {
+    expect(failure("raise errors.RequestLimitError(msg)\nqianfan.errors.RequestLimitError: 并发数过高").c.category).toBe("rate_limit")
+    expect(failure("upstream said: Concurrency limit exceeded for user, please retry later").c.category).toBe("rate_limit")
+  })
+
+  it("OpenAI's older `tokens_usage_based per min` names a TPM limit", () => {
+    expect(failure("openai.error.RateLimitError: Rate limit reached for gpt-4 in organization org-abc on tokens_usage_based per min: Limit 40000, Used 39000").c.rateLimitKind).toBe("TPM")
+  })
+
+  it("an exception message hard-wrapped inside a `> ` quote block goes on over the next quoted lines", () => {
+    const { f, c } = failure("> Error: APICallError: The request was rejected because it would\n> exceed your rate limit of 4,000 output tokens per minute. Please\n> slow down.")
+    expect(f.message).toContain("per minute")
+    expect(c.category).toBe("rate_limit")
+    expect(c.rateLimitKind).toBe("TPM")
+  })
 })

@@ -124,7 +124,10 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
       rest = rest.slice(again[0].length)
     }
     rest = rest.replace(LEADING_STATUS_RE, "")
-    if (rest !== "") return rest
+    if (rest !== "") {
+      const nl = s.indexOf("\n", cls.end)
+      return nl === -1 ? rest : rest + wrappedTail(s, rest, nl + 1)
+    }
   } else if (cls !== null && s.indexOf("\n") !== -1) {
     // a traceback: the message is on its last `module.Class: message` line
     const last = lastExceptionMessage(s)
@@ -186,8 +189,9 @@ function lastExceptionMessage(s: string): string | null {
 const TITLE_LINE_RE = /^(?:error|errors|exception|failed|failure|warning|错误|报错|失败|异常)[:：!.]?$/i
 
 /**
- * The hard-wrapped rest of a message line: lines after a trailing backslash, or indented lines
- * that continue a sentence in lower case (not stack frames or dumps).
+ * The hard-wrapped rest of a message line: lines after a trailing backslash, indented lines
+ * that continue a sentence in lower case (not stack frames or dumps), or the next lines of a
+ * `> `-quoted block while the sentence goes on.
  */
 function wrappedTail(s: string, line: string, from: number): string {
   let tail = ""
@@ -196,7 +200,10 @@ function wrappedTail(s: string, line: string, from: number): string {
     const nl = s.indexOf("\n", from)
     const next = s.slice(from, nl === -1 ? s.length : nl)
     const backslash = prev.endsWith("\\")
-    if (!backslash && !/^[ \t]+[a-z]/.test(next)) break
+    // a quoted block (`> ` before every line, as issue trackers and mail quote a terminal's
+    // hard-wrapped output) continues while the sentence does
+    const quoted = next.charCodeAt(0) === 62 && s.charCodeAt(s.lastIndexOf("\n", from - 2) + 1) === 62 && /^>[ \t]?\S/.test(next)
+    if (!backslash && !quoted && !/^[ \t]+[a-z]/.test(next)) break
     if (!backslash && (/^\s*(?:at|File)\s/.test(next) || /[.:;!?]$/.test(prev))) break
     tail += "\n" + next
     prev = next.trimEnd()
