@@ -64,4 +64,12 @@ describe("shape families of the wild corpus", () => {
     expect(c.category).toBe("rate_limit")
     expect(c.rateLimitKind).toBe("TPM")
   })
+
+  it("models named by a `Model:` line, a CLI's --model-id, a relay's Chinese wording, Gemini's modelVersion", () => {
+    expect(failure("Model: Qwen Coder 32B\nProvider: openrouter\nStatus Code: 429\n\n429 Rate limit exceeded").f.model).toBe("Qwen Coder 32B")
+    expect(failure("Model: gpt-4o-mini with whole edit format, prompt cache\nlitellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached").f.model).toBe("gpt-4o-mini")
+    expect(failure("aws bedrock-runtime converse --model-id us.amazon.nova-pro-v1:0 --messages file://m.json\nAn error occurred (ThrottlingException) when calling the Converse operation: Too many requests").f.model).toBe("us.amazon.nova-pro-v1:0")
+    expect(failure("当前分组 vip 下对于模型 文心一言 无可用渠道 (request id: 20250101010101)").f.model).toBe("文心一言")
+    expect(failure('data: {"candidates": [],"modelVersion": "gemini-1.5-pro-002"}\n\n{"error": {"code": 500, "message": "Internal error encountered.", "status": "INTERNAL"}}').f.model).toBe("gemini-1.5-pro-002")
+  })
 })

@@ -6,7 +6,8 @@ import { type Draft, isModelLike, isNullWord, setClass, setModel, trimPunct } fr
 import { findClass } from "./sdkException.js"
 import { transportSignature } from "./transport.js"
 
-const MODEL_KV_RE = /\bmodel(?:_name|Name|_id|Id|ID)?\\?["']?[ \t]{0,3}[:=][ \t]{0,3}(\\?["'`]?)([A-Za-z0-9][\w.:/@+-]{0,127})/i
+/** `model: x`, `"model_name": "x"`, Gemini's `"modelVersion": "gemini-2.0-flash"` (its responses and stream frames). */
+const MODEL_KV_RE = /\bmodel(?:_name|Name|_id|Id|ID|Version)?\\?["']?[ \t]{0,3}[:=][ \t]{0,3}(\\?["'`]?)([A-Za-z0-9][\w.:/@+-]{0,127})/i
 
 const MODEL_QUOTED_RE = /\bmodels?\s{1,8}[`'"‘“]([^`'"’”\s]{1,128})[`'"’”]/i
 
@@ -26,8 +27,16 @@ const MODEL_HF_PATH_RE = /\/models\/([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.-]{
 const MODEL_BEFORE_RE = /\bthe[ \t]{1,3}[［\[`'"]?([A-Za-z][\w.:/-]{1,127})[］\]`'"]?[ \t]{1,3}model\b/
 const MODEL_BEDROCK_RE = /\/model\/([A-Za-z0-9][\w.:%-]{0,160})\/(?:invoke|converse)/
 
-/** A command line's `--model gpt-4o` / `--model=gpt-4o`. */
-const MODEL_FLAG_RE = /(?:^|\s)--model[ =]["']?([A-Za-z0-9][\w.:/@+-]{0,127})/
+/** A command line's `--model gpt-4o` / `--model=gpt-4o` / the AWS CLI's `--model-id <id or ARN>`. */
+const MODEL_FLAG_RE = /(?:^|\s)--model(?:[-_]id|[-_]name)?[ =]["']?([A-Za-z0-9][\w.:/@+-]{0,200})/
+/**
+ * A `Model: <name>` line of a key-value block (clients' error-report templates, CLI banners): the
+ * whole value when it is a short display name (`DeepSeek Chat`, `Llama 3.1 8B`), else its first
+ * word when that looks like an id (`Model: claude-3-5-sonnet with diff edit format`).
+ */
+const MODEL_LINE_RE = /^[ \t]{0,8}Model:[ \t]{1,4}([A-Za-z0-9][^\n,;{}"]{0,79}?)[ \t]*$/m
+/** one-api / new-api relays: `当前分组 default 下对于模型 <model> 无可用渠道` (the model may be a Chinese alias). */
+const MODEL_ONEAPI_RE = /对于模型[ \t]{0,2}([^\s，。,]{1,128})[ \t]{0,2}无可用渠道/
 const MODEL_PAREN_RE = /\bError \(([A-Za-z0-9][\w.:/-]{1,127})\)/
 /** Azure OpenAI: `Your requests to gpt-4o for gpt-4o in eastus2 have exceeded ...`. */
 const MODEL_AZURE_RE = /\brequests to ([A-Za-z0-9][\w.:-]{1,127}) for [A-Za-z0-9][\w.:-]{0,127} in /
@@ -98,6 +107,19 @@ function hasServiceStatus(d: Draft): boolean {
 
 /** The model named in prose; each pattern runs only when its marker is present. */
 function readModel(s: string, d: Draft): void {
+  if (s.indexOf("Model:") !== -1) {
+    const line = MODEL_LINE_RE.exec(s)
+    if (line !== null) {
+      const v = line[1].trim()
+      const words = v.split(/[ \t]+/)
+      if (words.length <= 4 && !isNullWord(v)) return setModel(d, v)
+      if (isModelLike(trimPunct(words[0]))) return setModel(d, trimPunct(words[0]))
+    }
+  }
+  if (s.indexOf("无可用渠道") !== -1) {
+    const m = MODEL_ONEAPI_RE.exec(s)
+    if (m !== null && !isNullWord(m[1])) return setModel(d, m[1])
+  }
   if (s.indexOf("odel") !== -1 || s.indexOf("ODEL") !== -1) {
     const kv = MODEL_KV_RE.exec(s)
     if (kv !== null) {

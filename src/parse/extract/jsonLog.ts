@@ -180,7 +180,7 @@ function isExceptionObject(e: Record<string, unknown>): boolean {
   )
 }
 
-const MODEL_KEYS = new Set(["model", "model_name", "modelName", "gen_ai.request.model", "llm.model"])
+const MODEL_KEYS = new Set(["model", "model_name", "modelName", "modelVersion", "gen_ai.request.model", "llm.model"])
 
 const REQUEST_ID_KEYS = new Set(["requestId", "request_id", "x-request-id", "xRequestId", "x_request_id", "request-id", "apim-request-id"])
 
