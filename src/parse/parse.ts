@@ -15,7 +15,7 @@ import { redact, redactValue, stripMessages } from "./redact.js"
 import { DEFAULT_MAX_RECORD_CHARS } from "./assemble.js"
 import { firstNonSpace, looksLikeObject } from "./loose-json.js"
 import { categoryFromWording } from "../catalog/wording.js"
-import { providerOfHosts, providerOfMarkers, providerOfText, recognises } from "../catalog/index.js"
+import { codeNamedByClass, providerOfHosts, providerOfMarkers, providerOfText, recognises } from "../catalog/index.js"
 import { type Draft, cutUtf8, finalEvidence, isRecord, newDraft, normalizeMessage, note, setCode, setMessage, setModel, setRequestId, setStatus, span, str, toStatus } from "./draft.js"
 import { readBodyValue, readMessageValue } from "./extract/errorBody.js"
 import { readText } from "./extract/freeText.js"
@@ -144,6 +144,7 @@ const LLM_WORDS_RE =
 
 function conclude(d: Draft, text: string): ParseResult {
   resolveStatus(d, text)
+  if (d.code === null && d.errorClass !== null && codeNamedByClass(d.errorClass) !== null) setCode(d, d.errorClass)
   const ignored = decide(d, text)
   if (ignored !== null) return d.explain === null ? ignored : { ...ignored, evidence: finalEvidence(d.explain) }
   let provider = d.provider

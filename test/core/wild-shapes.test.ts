@@ -72,4 +72,23 @@ describe("shape families of the wild corpus", () => {
     expect(failure("当前分组 vip 下对于模型 文心一言 无可用渠道 (request id: 20250101010101)").f.model).toBe("文心一言")
     expect(failure('data: {"candidates": [],"modelVersion": "gemini-1.5-pro-002"}\n\n{"error": {"code": 500, "message": "Internal error encountered.", "status": "INTERNAL"}}').f.model).toBe("gemini-1.5-pro-002")
   })
+
+  it("codes as client libraries print them: Azure.Core's ErrorCode line, an SDK's code: line, Go's %+v struct, vLLM's repr, a leading service code", () => {
+    expect(failure("Azure.RequestFailedException: Requests to the ChatCompletions_Create Operation have exceeded call rate limit.\nStatus: 429 (Too Many Requests)\nErrorCode: 429").f.code).toBe(429)
+    expect(failure("SomeSdkException: Detailed exception information is listed below.\nreq_id: abc123\ncode: InvalidParameter\nmessage: The parameter `temperature` is invalid.").f.code).toBe("InvalidParameter")
+    const go = failure("[ERR] 2025/01/01 - 10:00:00 | 2025010110000012345 | relay error: {Error:{Message:该令牌额度已用尽 Type:new_api_error Param: Code:token_quota_exhausted} StatusCode:403}")
+    expect(go.f.code).toBe("token_quota_exhausted")
+    expect(go.f.status).toBe(403)
+    const vllm = failure("ERROR 01-02 03:04:05 [serving_chat.py:200] Error with model object='error' message='The model `llama-3-8b` does not exist.' type='NotFoundError' param=None code=404")
+    expect(vllm.f.code).toBe(404)
+    expect(vllm.c.category).toBe("model_not_found")
+    expect(failure("3040: Capacity temporarily exceeded, please try again.").f.code).toBe(3040)
+    expect(failure("2013, invalid params, model not supported").f.code).toBe(2013)
+  })
+
+  it("an exception named after a code only one provider documents shows that code", () => {
+    const { f, c } = failure("AccountOverdueError: 403 Forbidden\nRequest ID: 021700000000000abcdef")
+    expect(f.code).toBe("AccountOverdueError")
+    expect(c.category).toBe("quota")
+  })
 })

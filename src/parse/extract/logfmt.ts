@@ -20,6 +20,12 @@ const AWS_CODE_RE =
 
 const SERVICE_CODE_TEXT_RE = /(?<![\w-])(?:error_?)?code[ \t]{0,2}[:=][ \t]{0,2}(\d{4,7})(?![\w.])/i
 
+/**
+ * A service's numeric code leading the record, then its message: Cloudflare Workers AI's
+ * `3040: Capacity temporarily exceeded`, MiniMax's `1002, trigger rate limit`.
+ */
+const LEADING_CODE_RE = /^[ \t]{0,8}(\d{4,6})(?::|,)[ \t](?=[A-Za-z\u4e00-\u9fff])/
+
 /** The Go SDK v2's `https response error StatusCode: 429, RequestID: …`. */
 const AWS_STATUS_RE = /\bStatusCode: ([45]\d\d),/
 
@@ -39,6 +45,13 @@ export function readExplicitCodes(s: string, d: Draft): void {
     setCode(d, n)
     d.explicitCode = true
     setBodyStatus(d, n)
+  }
+  if (d.code === null) {
+    const lead = LEADING_CODE_RE.exec(s)
+    if (lead !== null) {
+      setCode(d, Number(lead[1]))
+      d.explicitCode = true
+    }
   }
   // a service's own numeric code in prose: `code: 336003, msg: …` (Qianfan), `code=1113`
   if (d.code === null && s.indexOf("code") !== -1) {
