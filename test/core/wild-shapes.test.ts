@@ -91,4 +91,18 @@ describe("shape families of the wild corpus", () => {
     expect(f.code).toBe("AccountOverdueError")
     expect(c.category).toBe("quota")
   })
+
+  it("the message of a report template is where the status is shown again with words", () => {
+    const { f, c } = failure("Model: glm-4.6\nProvider: openai\nStatus Code: 403\n\n**Error Output**\n```\n403 您的账户已欠费，请充值后重试\n```")
+    expect(f.message).toBe("您的账户已欠费，请充值后重试")
+    expect(c.category).toBe("quota")
+  })
+
+  it("a Python traceback's message is its last exception, and google-api-core's `400 * field` shows the status", () => {
+    const tb = "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n    data = r['result']\nKeyError: 'result'\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File \"app.py\", line 9, in <module>\n    raise RuntimeError(r['error_msg'])\nRuntimeError: Access token expired"
+    expect(failure(tb).f.message).toBe("Access token expired")
+    expect(failure(tb).c.category).toBe("auth_key")
+    expect(failure("    raise Exception(f\"embedding error: {code} - {msg}\")\nException: embedding error: InvalidApiKey - Invalid API-key provided.").c.category).toBe("auth_key")
+    expect(failure("google.api_core.exceptions.InvalidArgument: 400 * GenerateContentRequest.model: unexpected model name format").f.status).toBe(400)
+  })
 })

@@ -114,7 +114,19 @@ const LOG_PREFIX_RE =
 
 const LEADING_STATUS_RE = /^[45]\d\d[ \t]+(?=[A-Z])/
 
+const PY_RAISE_LINE_RE = /^[ \t]{2,16}raise [A-Za-z_][\w.]{0,80}\(/m
+
+/** A line that only labels the status: `Status Code: 429`, `HTTP status: 503`. */
+const STATUS_LABEL_LINE_RE = /^(?:HTTP[ \t])?status(?:[ \t]code)?[ \t]{0,2}:?[ \t]{0,2}[45]\d\d$/i
+
 function deriveMessage(s: string, cls: { end: number } | null, statusAt: number): string | null {
+  // a Python traceback (or its tail from a `raise` line): the exception raised last is the
+  // failure, not the first class named (`KeyError: 'result'` before `RuntimeError: Access token
+  // invalid`, in chained exceptions)
+  if (s.indexOf("\n") !== -1 && (s.indexOf("Traceback (most recent call last)") !== -1 || PY_RAISE_LINE_RE.test(s))) {
+    const last = lastExceptionMessage(s)
+    if (last !== null) return last
+  }
   if (cls !== null && s.charCodeAt(cls.end) === 58 /* : */) {
     let rest = restOfLine(s, cls.end + 1).trim()
     // `RateLimitError: litellm.RateLimitError: Rate limit ...`: drop the repeated class names.
@@ -148,8 +160,19 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
     // The line that carries the status (`Error: Server error: 500 Internal Server Error`).
     const start = s.lastIndexOf("\n", statusAt) + 1
     const line = restOfLine(s, start).replace(LOG_PREFIX_RE, "").trim().replace(LEADING_STATUS_RE, "")
+    // a label line (`Status Code: 429` of an error-report template) says nothing more: the
+    // message is where the same status is shown again with words (`429 余额不足…`)
+    if (STATUS_LABEL_LINE_RE.test(line)) {
+      const after = start + restOfLine(s, start).length + 1
+      const again = after < s.length ? s.indexOf("\n" + s.slice(statusAt, statusAt + 3) + " ", after - 1) : -1
+      if (again !== -1) {
+        const other = restOfLine(s, again + 1).trim().replace(LEADING_STATUS_RE, "")
+        if (other !== "") return other
+      }
+    }
     if (line !== "") return line + wrappedTail(s, line, start + restOfLine(s, start).length + 1)
   }
+
   // the first line that says something failed (a logger header, an INFO line or the command
   // typed above it is not the message), else the first line that is not a title
   let from = 0

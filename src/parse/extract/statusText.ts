@@ -21,7 +21,9 @@ const REASONS = [
   "ssl handshake failed", "invalid ssl certificate", "unavailable", "resource_exhausted",
   "resource exhausted", "deadline_exceeded", "deadline exceeded", "permission_denied", "unauthenticated", "status code",
   "provider returned error",
-  "error"
+  "error",
+  // google-api-core's field violations after the code (`400 * GenerateContentRequest.contents: …`)
+  "* "
 ]
 
 const REASON_ONLY: ReadonlyArray<readonly [string, number]> = [
