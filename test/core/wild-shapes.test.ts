@@ -105,4 +105,18 @@ describe("shape families of the wild corpus", () => {
     expect(failure("    raise Exception(f\"embedding error: {code} - {msg}\")\nException: embedding error: InvalidApiKey - Invalid API-key provided.").c.category).toBe("auth_key")
     expect(failure("google.api_core.exceptions.InvalidArgument: 400 * GenerateContentRequest.model: unexpected model name format").f.status).toBe(400)
   })
+
+  it("the Vercel AI SDK's APICallError dump: the body inside responseBody", () => {
+    const { f, c } = failure("AI_APICallError: Invalid model\n    at /srv/node_modules/@ai-sdk/provider-utils/dist/index.mjs:400:14 {\n  url: 'https://api.example-llm.com/v1/chat/completions',\n  statusCode: 404,\n  responseBody: '{\"error\":{\"message\":\"The model `m-1` does not exist\",\"type\":\"invalid_request_error\",\"code\":\"model_not_found\"}}',\n  isRetryable: false\n}")
+    expect(f.status).toBe(404)
+    expect(f.code).toBe("model_not_found")
+    expect(c.category).toBe("model_not_found")
+  })
+
+  it("Rust's Debug of an API error and Qianfan's `code: N, msg:`", () => {
+    expect(failure('Error: ApiError(ApiError { message: "You exceeded your current quota", type: Some("insufficient_quota"), param: None, code: Some("insufficient_quota") })').f.code).toBe("insufficient_quota")
+    const q = failure("qianfan.errors.APIError: api return error, req_id: as-0a1b2c code: 18, msg: Open api qps request limit reached")
+    expect(q.f.code).toBe(18)
+    expect(q.c.category).toBe("rate_limit")
+  })
 })

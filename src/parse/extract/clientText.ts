@@ -16,6 +16,11 @@ const CODE_LINE_RE = /^(?:Error)?[Cc]ode: ([A-Za-z0-9_][\w.]{0,60})[ \t]*$/m
  * enough Type:one_api_error Param: Code:insufficient_user_quota} StatusCode:403}`.
  */
 const GO_STRUCT_RE = /\{Error:\{Message:([^\n{}]{0,1000}?) Type:([\w.-]{0,60}) Param:[^\n{}]{0,200}? Code:([\w.-]{0,60})\}(?: StatusCode:([45]\d\d)\b)?/
+/**
+ * Rust clients' `{:?}` of the decoded error (async-openai's `ApiError { message: "…", type:
+ * Some("invalid_request_error"), param: None, code: Some("invalid_api_key") }`).
+ */
+const RUST_OPTION_RE = /\b(code|r#type|type|kind): Some\("([^"\n]{1,80})"\)/g
 /** vLLM's server log of its ErrorResponse (a pydantic repr): `object='error' message='…' type='NotFoundError' param=None code=404`. */
 const PYDANTIC_ERROR_RE = /\bobject='error' message=(?:'((?:[^'\\\n]|\\.){0,2000})'|"((?:[^"\\\n]|\\.){0,2000})") type='([^'\n]{1,60})' param=[^\s]{1,60} code=(\d{3})\b/
 const DOTNET_RE = /\bHTTP ([45]\d\d) \(([A-Za-z_][\w.]{0,60}): ([A-Za-z_][\w.]{0,60})\)/
@@ -33,6 +38,16 @@ export function readClientText(s: string, d: Draft): void {
       if (g[2] !== "") setErrorType(d, g[2])
       if (g[3] !== "") setCode(d, g[3])
       d.hasBody = true
+    }
+  }
+  if (s.indexOf(": Some(\"") !== -1) {
+    RUST_OPTION_RE.lastIndex = 0
+    let r: RegExpExecArray | null
+    let n = 0
+    while ((r = RUST_OPTION_RE.exec(s)) !== null && n++ < 8) {
+      d.from = "client-text"
+      if (r[1] === "code") setCode(d, r[2])
+      else if (r[1] !== "kind") setErrorType(d, r[2])
     }
   }
   if (s.indexOf("object='error'") !== -1) {

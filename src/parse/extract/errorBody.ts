@@ -49,6 +49,14 @@ export function readBody(o: Record<string, unknown>, d: Draft, depth: number): b
       recognized = true
     }
   }
+  // an SDK error object dumped whole, the API's body kept as a string: the Vercel AI SDK's
+  // APICallError (`{ url, statusCode: 401, responseBody: '{"error":{…}}' }`)
+  const rb = o["responseBody"] ?? o["response_body"]
+  if (!recognized && (typeof rb === "string" || isRecord(rb))) {
+    readBodyValue(rb, d, depth + 1, false)
+    d.from = "error-body"
+    recognized = d.code !== null || d.errorType !== null
+  }
   let message: string | null = null
   for (const k of MESSAGE_KEYS) {
     const v = o[k]

@@ -20,6 +20,9 @@ const AWS_CODE_RE =
 
 const SERVICE_CODE_TEXT_RE = /(?<![\w-])(?:error_?)?code[ \t]{0,2}[:=][ \t]{0,2}(\d{4,7})(?![\w.])/i
 
+/** A short code followed by its message, as Baidu's Qianfan SDK prints it: `code: 18, msg: Open api qps request limit reached`. */
+const CODE_MSG_RE = /(?<![\w-])(?:error_?)?code:[ \t]?(\d{1,7}), (?:error_)?msg:[ \t]/i
+
 /**
  * A service's numeric code leading the record, then its message: Cloudflare Workers AI's
  * `3040: Capacity temporarily exceeded`, MiniMax's `1002, trigger rate limit`.
@@ -50,6 +53,13 @@ export function readExplicitCodes(s: string, d: Draft): void {
     const lead = LEADING_CODE_RE.exec(s)
     if (lead !== null) {
       setCode(d, Number(lead[1]))
+      d.explicitCode = true
+    }
+  }
+  if (d.code === null && s.indexOf("msg:") !== -1) {
+    const c = CODE_MSG_RE.exec(s)
+    if (c !== null) {
+      setCode(d, Number(c[1]))
       d.explicitCode = true
     }
   }
