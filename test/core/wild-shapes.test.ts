@@ -119,4 +119,20 @@ describe("shape families of the wild corpus", () => {
     expect(q.f.code).toBe(18)
     expect(q.c.category).toBe("rate_limit")
   })
+
+  it("MiniMax's base_resp envelope, embedded or as the whole line", () => {
+    const a = failure('minimax chat failed: {"base_resp":{"status_code":1004,"status_msg":"authorization failed"}}')
+    expect(a.f.code).toBe(1004)
+    const b = failure('{"id":"","choices":null,"base_resp":{"status_code":1002,"status_msg":"rate limit exceeded(RPM)"}}')
+    expect(b.f.code).toBe(1002)
+    expect(b.c.category).toBe("rate_limit")
+    expect(b.c.rateLimitKind).toBe("RPM")
+    expect(parseRecord('{"id":"abc","choices":[],"base_resp":{"status_code":0,"status_msg":"success"}}')._tag).toBe("Ignored")
+  })
+
+  it("proxies' and botocore's transport wordings, and a model named after 'reached for' without an organization", () => {
+    expect(failure("upstream connect error or disconnect/reset before headers. reset reason: remote connection failure").c.category).toBe("transport")
+    expect(failure('botocore.exceptions.ConnectTimeoutError: Connect timeout on endpoint URL: "https://bedrock-runtime.eu-west-1.amazonaws.com/model/amazon.titan-text-express-v1/invoke"').c.category).toBe("transport")
+    expect(failure("429 Rate limit reached for gpt-4.1-mini. Please try again in 20s.").f.model).toBe("gpt-4.1-mini")
+  })
 })

@@ -49,6 +49,18 @@ export function readBody(o: Record<string, unknown>, d: Draft, depth: number): b
       recognized = true
     }
   }
+  // MiniMax's envelope: `{"base_resp": {"status_code": 1008, "status_msg": "insufficient balance"}}`
+  // (0 is success; the HTTP status is often 200)
+  const br = o["base_resp"]
+  if (!recognized && isRecord(br)) {
+    const bc = normCode(br["status_code"])
+    const bm = str(br["status_msg"])
+    if (bc !== null && bc !== 0) {
+      setCode(d, bc)
+      if (bm !== null) setMessage(d, bm)
+      recognized = true
+    }
+  }
   // an SDK error object dumped whole, the API's body kept as a string: the Vercel AI SDK's
   // APICallError (`{ url, statusCode: 401, responseBody: '{"error":{…}}' }`)
   const rb = o["responseBody"] ?? o["response_body"]
@@ -141,7 +153,7 @@ interface FoundBody {
   readonly end: number
 }
 
-const BODY_KEYS = ["error", "code", "message", "msg", "detail", "status", "error_msg", "errorMessage", "title", "statusCode", "$metadata", "http_code", "http_status"]
+const BODY_KEYS = ["error", "code", "message", "msg", "detail", "status", "error_msg", "errorMessage", "title", "statusCode", "$metadata", "http_code", "http_status", "base_resp"]
 
 const MAX_BODY_TRIES = 8
 

@@ -14,7 +14,8 @@ const MODEL_QUOTED_RE = /\bmodels?\s{1,8}[`'"‘“]([^`'"’”\s]{1,128})[`'"�
 /** `for model deepseek-ai/DeepSeek-R1`: an unquoted id after the word, accepted only when it looks like one. */
 const MODEL_BARE_RE = /\bmodel(?:\s{1,4}(?:or endpoint|id|name))?\s{1,8}([A-Za-z0-9][\w.:/@+\u2010\u2011-]{0,127})/i
 
-const MODEL_REACHED_RE = /reached for (?!model\b)([A-Za-z0-9][\w.:/-]{0,127}) in organization/
+/** `Rate limit reached for gpt-4o in organization …`, also without the organization (relays cut it). */
+const MODEL_REACHED_RE = /reached for (?!model\b)([A-Za-z0-9][\w.:/-]{0,127})(?= in organization|[ \t]*(?:[.,;"'}]|$))/
 
 const MODEL_ZH_RE = /模型[ \t]*[:：]?[ \t]*([A-Za-z0-9][\w.:/-]{0,127})/
 
