@@ -135,4 +135,9 @@ describe("shape families of the wild corpus", () => {
     expect(failure('botocore.exceptions.ConnectTimeoutError: Connect timeout on endpoint URL: "https://bedrock-runtime.eu-west-1.amazonaws.com/model/amazon.titan-text-express-v1/invoke"').c.category).toBe("transport")
     expect(failure("429 Rate limit reached for gpt-4.1-mini. Please try again in 20s.").f.model).toBe("gpt-4.1-mini")
   })
+
+  it("models named by LiteLLM's 'Received Model Group=' and OpenAI's 'Request too large for'", () => {
+    expect(failure('{"error":{"message":"litellm.RateLimitError: RateLimitError: AzureException - Rate limit exceeded. Received Model Group=gpt-4o-prod\\nAvailable Model Group Fallbacks=None","type":"throttling_error","param":"None","code":"429"}}').f.model).toBe("gpt-4o-prod")
+    expect(failure("openai.RateLimitError: Error code: 429 - Request too large for o3-mini in organization org-x on tokens per min (TPM): Limit 30000").f.model).toBe("o3-mini")
+  })
 })

@@ -14,8 +14,10 @@ const MODEL_QUOTED_RE = /\bmodels?\s{1,8}[`'"‘“]([^`'"’”\s]{1,128})[`'"�
 /** `for model deepseek-ai/DeepSeek-R1`: an unquoted id after the word, accepted only when it looks like one. */
 const MODEL_BARE_RE = /\bmodel(?:\s{1,4}(?:or endpoint|id|name))?\s{1,8}([A-Za-z0-9][\w.:/@+\u2010\u2011-]{0,127})/i
 
-/** `Rate limit reached for gpt-4o in organization …`, also without the organization (relays cut it). */
-const MODEL_REACHED_RE = /reached for (?!model\b)([A-Za-z0-9][\w.:/-]{0,127})(?= in organization|[ \t]*(?:[.,;"'}]|$))/
+/** `Rate limit reached for gpt-4o in organization …` / `Request too large for …`, also without the organization. */
+const MODEL_REACHED_RE = /(?:reached|too large) for (?!model\b)([A-Za-z0-9][\w.:/-]{0,127})(?= in organization|[ \t]*(?:[.,;"'}]|$))/
+/** LiteLLM's proxy appends the model group it was asked for: `Received Model Group=gpt-4o`. */
+const MODEL_LITELLM_GROUP_RE = /Received Model Group=([A-Za-z0-9][\w.:/@+-]{0,127})/
 
 const MODEL_ZH_RE = /模型[ \t]*[:：]?[ \t]*([A-Za-z0-9][\w.:/-]{0,127})/
 
@@ -51,6 +53,8 @@ const MODEL_IN_PARENS_RE = /\bmodel[ \t]?\([ \t]*([A-Za-z0-9][\w.:/@+-]{0,127})[
 
 const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["reached for", MODEL_REACHED_RE],
+  ["too large for", MODEL_REACHED_RE],
+  ["Model Group=", MODEL_LITELLM_GROUP_RE],
   ["模型", MODEL_ZH_RE],
   ["/engines/", MODEL_PATH_RE],
   ["/deployments/", MODEL_PATH_RE],
