@@ -140,4 +140,11 @@ describe("shape families of the wild corpus", () => {
     expect(failure('{"error":{"message":"litellm.RateLimitError: RateLimitError: AzureException - Rate limit exceeded. Received Model Group=gpt-4o-prod\\nAvailable Model Group Fallbacks=None","type":"throttling_error","param":"None","code":"429"}}').f.model).toBe("gpt-4o-prod")
     expect(failure("openai.RateLimitError: Error code: 429 - Request too large for o3-mini in organization org-x on tokens per min (TPM): Limit 30000").f.model).toBe("o3-mini")
   })
+
+  it("Go's url.Error and http.Client timeouts, 'returned 500', and a code labelled 错误码", () => {
+    expect(failure('Post "https://llm.internal.example/v1/chat/completions": context deadline exceeded (Client.Timeout exceeded while awaiting headers)').c.category).toBe("transport")
+    expect(failure('Post "http://10.0.0.9:8000/generate": dial tcp 10.0.0.9:8000: connect: connection refused').c.category).toBe("transport")
+    expect(failure("ERROR gateway: upstream returned 503 for request 42").f.status).toBe(503)
+    expect(failure("模型：ernie-4.0，错误码：336103，错误信息：输入内容过长").f.code).toBe(336103)
+  })
 })

@@ -20,6 +20,9 @@ const AWS_CODE_RE =
 
 const SERVICE_CODE_TEXT_RE = /(?<![\w-])(?:error_?)?code[ \t]{0,2}[:=][ \t]{0,2}(\d{4,7})(?![\w.])/i
 
+/** A service code labelled in Chinese: `错误码：1301`, `错误代码: 40001` (statuses are read as statuses). */
+const ZH_CODE_RE = /错误(?:码|代码)[ \t]{0,2}[:：][ \t]{0,2}(\d{4,7})(?!\d)/
+
 /** A short code followed by its message, as Baidu's Qianfan SDK prints it: `code: 18, msg: Open api qps request limit reached`. */
 const CODE_MSG_RE = /(?<![\w-])(?:error_?)?code:[ \t]?(\d{1,7}), (?:error_)?msg:[ \t]/i
 
@@ -53,6 +56,13 @@ export function readExplicitCodes(s: string, d: Draft): void {
     const lead = LEADING_CODE_RE.exec(s)
     if (lead !== null) {
       setCode(d, Number(lead[1]))
+      d.explicitCode = true
+    }
+  }
+  if (d.code === null && s.indexOf("错误") !== -1) {
+    const z = ZH_CODE_RE.exec(s)
+    if (z !== null) {
+      setCode(d, Number(z[1]))
       d.explicitCode = true
     }
   }
