@@ -9,7 +9,7 @@ import type { Category } from "../classify/Event.js"
 export const wording = {
   realname: /real[- ]?name|实名/i,
   quota:
-    /insufficient[_ ]quota|exceeded your current quota|quota (?:has been |is )?(?:exceeded|exhausted|used up)|out of quota|insufficient (?:account |credit )?balance|balance (?:is )?(?:insufficient|not enough|too low)|credit balance is too low|out of credits|insufficient credits|(?:requires|need|add) more credits|insufficient funds|overdue balance|account (?:is )?(?:in arrears|overdue)|\barrearage\b|余额不足|欠费|额度不足|额度已用完|额度已用尽|配额不足|无可用资源包/i,
+    /insufficient[_ ]quota|exceeded your current quota|quota (?:has been |is )?(?:exceeded|exhausted|used up)|out of quota|insufficient (?:account |credit )?balance|balance (?:is )?(?:insufficient|not enough|too low)|credit balance is too low|out of credits|insufficient credits|(?:requires|need|add) more credits|insufficient funds|overdue balance|reached your specified (?:api )?usage limits?|account (?:is )?(?:in arrears|overdue)|\barrearage\b|余额不足|欠费|额度不足|额度已用完|额度已用尽|配额不足|无可用资源包/i,
   modelNotFound:
     /\bmodels?\b[^\n]{0,100}?\b(?:does not|doesn't|not) exists?\b|\bmodels?\b[^\n]{0,60}?\b(?:was|is) not found\b|model_not_found|no such model|unknown model|模型不存在|模型[^，。\n]{0,40}不存在/i,
   rateLimit:

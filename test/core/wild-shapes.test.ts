@@ -147,4 +147,15 @@ describe("shape families of the wild corpus", () => {
     expect(failure("ERROR gateway: upstream returned 503 for request 42").f.status).toBe(503)
     expect(failure("模型：ernie-4.0，错误码：336103，错误信息：输入内容过长").f.code).toBe(336103)
   })
+
+  it("a status in a column of a pipe-separated access log (gin) passes the pre-filter; a 200 there is still a success", () => {
+    const { f, c } = failure('[GIN] 2025/05/05 - 10:00:00 | 503 |  12.5ms |  10.0.0.2 | POST     "/v1/chat/completions"')
+    expect(f.status).toBe(503)
+    expect(c.category).toBe("overload")
+    expect(parseRecord('[GIN] 2025/05/05 - 10:00:00 | 200 |  12.5ms |  10.0.0.2 | POST     "/v1/chat/completions"')._tag).toBe("Ignored")
+  })
+
+  it("Anthropic's 'reached your specified API usage limits' is a quota (sent as 400)", () => {
+    expect(failure("Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'You have reached your specified API usage limits. You will regain access on 2026-01-01 at 00:00 UTC.'}}").c.category).toBe("quota")
+  })
 })

@@ -109,12 +109,19 @@ function endsWithFolded(s: string, end: number, lower: string): boolean {
 }
 
 export function rightReason(s: string, k: number): boolean {
+  const digitsAt = k - 3
   let skipped = 0
   while (k < s.length && skipped < 3 && RIGHT_SKIP.has(s.charCodeAt(k))) {
     k++
     skipped++
   }
   if (s.charCodeAt(k) === 123) return true
+  // a column of a pipe-separated access log (gin's `[GIN] … | 500 |   1.2s | …`)
+  if (s.charCodeAt(k) === 124 && skipped > 0) {
+    let j = digitsAt - 1
+    while (j >= 0 && (s.charCodeAt(j) === 32 || s.charCodeAt(j) === 9)) j--
+    if (j < digitsAt - 1 && s.charCodeAt(j) === 124) return true
+  }
   let tail = s.slice(k, k + 34).toLowerCase()
   // a reason hard-wrapped by a terminal (`400 Provider\n   returned error`)
   if (tail.indexOf("\n") !== -1) tail = s.slice(k, k + 64).replace(/\s+/g, " ").toLowerCase()
