@@ -158,4 +158,8 @@ describe("shape families of the wild corpus", () => {
   it("Anthropic's 'reached your specified API usage limits' is a quota (sent as 400)", () => {
     expect(failure("Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'You have reached your specified API usage limits. You will regain access on 2026-01-01 at 00:00 UTC.'}}").c.category).toBe("quota")
   })
+
+  it("a bracketed Chinese sentence at a line's start is the message, not a log tag", () => {
+    expect(failure("[1113][余额不足或无可用资源包，请充值。] (error_code: 1)").c.category).toBe("quota")
+  })
 })

@@ -108,9 +108,12 @@ function parseJsonText(s: string): unknown {
   }
 }
 
-/** Timestamp, level, `[tags]` and a Python-style `logger.name - ` at the start of a log line. */
+/**
+ * Timestamp, level, `[tags]` and a Python-style `logger.name - ` at the start of a log line. A
+ * bracketed sentence (`[模型不存在，请检查模型代码。]`) is the message, not a tag.
+ */
 const LOG_PREFIX_RE =
-  /^[\s|]*(?:\[?\d{4}[-/.]\d\d[-/.]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?|\[?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?\]?)?[\s|:-]*(?:\[?(?:ERROR|ERR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL|TRACE)\]?(?=[\s:|[-])|\[(?:error|warning|warn|info|debug)\]|(?:error|warning|warn|info|debug):)?[\s|:-]*(?:\[[^\]\n]{1,60}\][ \t]*){0,3}(?:[\w.$]{1,80}[ \t]+-[ \t]+(?![\s{]))?/
+  /^[\s|]*(?:\[?\d{4}[-/.]\d\d[-/.]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?|\[?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?\]?)?[\s|:-]*(?:\[?(?:ERROR|ERR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL|TRACE)\]?(?=[\s:|[-])|\[(?:error|warning|warn|info|debug)\]|(?:error|warning|warn|info|debug):)?[\s|:-]*(?:\[[^\]\n，。]{1,60}\][ \t]*){0,3}(?:[\w.$]{1,80}[ \t]+-[ \t]+(?![\s{]))?/
 
 const LEADING_STATUS_RE = /^[45]\d\d[ \t]+(?=[A-Z\u4e00-\u9fff])/
 
