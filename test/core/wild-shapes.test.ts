@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { classify } from "../../src/classify/classify.js"
+import { classify, rateLimitKindOf } from "../../src/classify/classify.js"
 import { parseRecord } from "../../src/parse/parse.js"
 
 /**
@@ -161,5 +161,16 @@ describe("shape families of the wild corpus", () => {
 
   it("a bracketed Chinese sentence at a line's start is the message, not a log tag", () => {
     expect(failure("[1113][余额不足或无可用资源包，请充值。] (error_code: 1)").c.category).toBe("quota")
+  })
+
+  it("rate-limit kinds named as adjectives, with a slash, per 60 seconds, in Google quota ids and OpenRouter limit names", () => {
+    expect(rateLimitKindOf("Your key has hit its daily limit of 1000 requests")).toBe("RPD")
+    expect(rateLimitKindOf("the hourly request limit of your plan was reached")).toBe("RPH")
+    expect(rateLimitKindOf("exceeded your per-day token quota")).toBe("TPD")
+    expect(rateLimitKindOf("You have exceeded the rate limit of 20 requests/min")).toBe("RPM")
+    expect(rateLimitKindOf("Limit: 30 requests per 60 seconds")).toBe("RPM")
+    expect(rateLimitKindOf("quotaId: GenerateContentInputTokensPerModelPerMinute-FreeTier")).toBe("TPM")
+    expect(rateLimitKindOf("Rate limit exceeded: free-models-per-day")).toBe("RPD")
+    expect(rateLimitKindOf("limit exceeded for output_tokens_per_minute")).toBe("TPM")
   })
 })
