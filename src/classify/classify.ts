@@ -62,6 +62,7 @@ interface Remembered {
   readonly errorClass: string | null
   readonly provider: string | null
   readonly transport: boolean
+  readonly limitDetail: string | null
   readonly verdict: Verdict
 }
 
@@ -83,7 +84,8 @@ export function verdictOf(f: ParsedFailure): Verdict {
     for (const r of list) {
       if (
         r.status === f.status && r.code === f.code && r.errorType === f.errorType && r.errorClass === f.errorClass &&
-        r.provider === f.provider && r.phraseStatus === f.phraseStatus && r.transport === transport
+        r.provider === f.provider && r.phraseStatus === f.phraseStatus && r.transport === transport &&
+        r.limitDetail === (f.limitDetail ?? null)
       ) {
         return r.verdict
       }
@@ -96,7 +98,7 @@ export function verdictOf(f: ParsedFailure): Verdict {
     recentVerdicts.set(message, (list = []))
   }
   if (list.length < PER_MESSAGE) {
-    list.push({ status: f.status, phraseStatus: f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, provider: f.provider, transport, verdict })
+    list.push({ status: f.status, phraseStatus: f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, provider: f.provider, transport, limitDetail: f.limitDetail ?? null, verdict })
   }
   return verdict
 }
@@ -107,6 +109,7 @@ function classificationText(f: ParsedFailure): string {
   if (f.errorType !== null) t += " " + f.errorType
   if (typeof f.code === "string") t += " " + f.code
   if (f.errorClass !== null) t += " " + f.errorClass
+  if (f.limitDetail !== undefined && f.limitDetail !== null) t += " " + f.limitDetail
   return t
 }
 

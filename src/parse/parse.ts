@@ -180,6 +180,7 @@ function conclude(d: Draft, text: string): ParseResult {
       errorType: d.errorType,
       errorClass: d.errorClass,
       transportError: d.transportError,
+      limitDetail: d.limitDetail,
       messagesCount: d.messagesCount,
       truncated: d.truncated,
       provider

@@ -173,4 +173,12 @@ describe("shape families of the wild corpus", () => {
     expect(rateLimitKindOf("Rate limit exceeded: free-models-per-day")).toBe("RPD")
     expect(rateLimitKindOf("limit exceeded for output_tokens_per_minute")).toBe("TPM")
   })
+
+  it("Google's QuotaFailure quotaId outside the message names the limit (JSON details, a Go map print)", () => {
+    const json = failure(`google.genai.errors.ClientError: 429 RESOURCE_EXHAUSTED. {'error': {'code': 429, 'message': 'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.', 'status': 'RESOURCE_EXHAUSTED', 'details': [{'@type': 'type.googleapis.com/google.rpc.QuotaFailure', 'violations': [{'quotaMetric': 'generativelanguage.googleapis.com/generate_content_free_tier_requests', 'quotaId': 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier'}]}]}}`)
+    expect(json.f.limitDetail).toBe("GenerateRequestsPerMinutePerProjectPerModel-FreeTier")
+    expect(json.c.rateLimitKind).toBe("RPM")
+    const goMap = failure("Error 429, Message: You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits., Status: RESOURCE_EXHAUSTED, Details: [map[@type:type.googleapis.com/google.rpc.QuotaFailure violations:[map[quotaId:GenerateContentInputTokensPerModelPerMinute-FreeTier]]]]")
+    expect(goMap.c.rateLimitKind).toBe("TPM")
+  })
 })

@@ -110,12 +110,26 @@ export function readErrorMember(err: Record<string, unknown>, d: Draft, depth: n
   }
   const type = str(err["type"])
   if (type !== null) setErrorType(d, type)
+  if (d.limitDetail === null && Array.isArray(err["details"])) d.limitDetail = quotaIdOf(err["details"])
   const param = err["param"]
   const status = toStatus(err["status"]) ?? httpStatusOf(err) ?? (isRecord(param) ? toStatus(param["statusCode"]) ?? httpStatusOf(param) : null)
   if (status !== null) setBodyStatus(d, status)
   else grpcStatusOf(err["status"], d)
   d.from = outer
   return message !== null || code !== null || type !== null
+}
+
+/** Google's `details`: the first QuotaFailure violation's `quotaId` (else its `quotaMetric`). */
+function quotaIdOf(details: ReadonlyArray<unknown>): string | null {
+  for (const item of details.slice(0, 8)) {
+    if (!isRecord(item) || !Array.isArray(item["violations"])) continue
+    for (const v of item["violations"].slice(0, 4)) {
+      if (!isRecord(v)) continue
+      const id = str(v["quotaId"]) ?? str(v["quotaMetric"])
+      if (id !== null) return id.slice(0, 200)
+    }
+  }
+  return null
 }
 
 /**

@@ -90,6 +90,11 @@ export function readText(s: string, d: Draft, depth: number): void {
   }
   readHints(s, d)
   notePaths(s, d)
+  if (d.limitDetail === null && s.indexOf("quota") !== -1) {
+    // the QuotaFailure printed other than as JSON (a Go map, a YAML dump): `quotaId:Generate…`
+    const q = QUOTA_ID_RE.exec(s.length > 16384 ? s.slice(0, 16384) : s)
+    if (q !== null) d.limitDetail = q[1]
+  }
 
   if (d.message === null) {
     if (cls !== null && s.charCodeAt(cls.end) === 58) d.from = "sdk-exception"
@@ -98,6 +103,9 @@ export function readText(s: string, d: Draft, depth: number): void {
   if (!hadMessage && d.message !== null) d.messageHinted = true
   d.from = outer
 }
+
+/** Google's QuotaFailure violation, however printed: `quotaId:GenerateRequestsPerDay…`, `"quotaId": "…"`. */
+const QUOTA_ID_RE = /\bquota(?:Id|_id)\\?["']?[ \t]{0,2}[:=][ \t]{0,2}\\?["']?([A-Za-z][\w.\/-]{3,160})/
 
 function parseJsonText(s: string): unknown {
   try {
