@@ -181,4 +181,8 @@ describe("shape families of the wild corpus", () => {
     const goMap = failure("Error 429, Message: You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits., Status: RESOURCE_EXHAUSTED, Details: [map[@type:type.googleapis.com/google.rpc.QuotaFailure violations:[map[quotaId:GenerateContentInputTokensPerModelPerMinute-FreeTier]]]]")
     expect(goMap.c.rateLimitKind).toBe("TPM")
   })
+
+  it("a Gemini model path followed by a colon and the message", () => {
+    expect(failure("Vertex call failed for models/gemini-1.5-flash-002: 429 Resource exhausted. Please try again later.").f.model).toBe("gemini-1.5-flash-002")
+  })
 })
