@@ -185,4 +185,15 @@ describe("shape families of the wild corpus", () => {
   it("a Gemini model path followed by a colon and the message", () => {
     expect(failure("Vertex call failed for models/gemini-1.5-flash-002: 429 Resource exhausted. Please try again later.").f.model).toBe("gemini-1.5-flash-002")
   })
+
+  it("wordings that decide a status-less record: expired keys, context length, permissions, daily call caps (English and Chinese)", () => {
+    expect(failure("错误：令牌已过期，请重新生成").c.category).toBe("auth_key")
+    expect(failure("错误：服务器内部错误，请联系管理员").c.category).toBe("server_error")
+    expect(failure("Error: This model's maximum context length is 8192 tokens, you requested 9100 tokens").c.category).toBe("invalid_request")
+    expect(failure("错误：无权限调用该模型").c.category).toBe("permission")
+    expect(failure("Error: your project does not have access to model gpt-image-1").c.category).toBe("permission")
+    const cap = failure("错误：今日调用次数已达上限")
+    expect(cap.c.category).toBe("rate_limit")
+    expect(cap.c.rateLimitKind).toBe("RPD")
+  })
 })
