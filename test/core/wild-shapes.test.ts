@@ -196,4 +196,9 @@ describe("shape families of the wild corpus", () => {
     expect(cap.c.category).toBe("rate_limit")
     expect(cap.c.rateLimitKind).toBe("RPD")
   })
+
+  it("HTTP/2 stream resets and a stream cut before completion are transport failures", () => {
+    expect(failure("http2: stream error: stream ID 7; INTERNAL_ERROR; received from peer").c.category).toBe("transport")
+    expect(failure("ERROR stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)").c.category).toBe("transport")
+  })
 })
