@@ -258,8 +258,10 @@ function decide(d: Draft, text: string): ParseResult | null {
     if (!worded) {
       if (d.transportError === null) return IGNORED["no failure signal"]
       // a transport failure counts when the record shows an API call: LLM words or paths, a known
-      // API host (`generativelanguage.googleapis.com`), or an HTTP client's own failure
-      if (!d.transportExplicit && !LLM_CONTEXT_RE.test(text) && !isHttpClientTransport(text) && providerOfHosts(text) === null) return IGNORED["not an API call"]
+      // API host (`generativelanguage.googleapis.com`) or provider marker, or an HTTP client's own failure
+      if (!d.transportExplicit && !LLM_CONTEXT_RE.test(text) && !isHttpClientTransport(text) && providerOfHosts(text) === null && providerOfText(head) === null) {
+        return IGNORED["not an API call"]
+      }
     }
   }
   return null

@@ -201,4 +201,8 @@ describe("shape families of the wild corpus", () => {
     expect(failure("http2: stream error: stream ID 7; INTERNAL_ERROR; received from peer").c.category).toBe("transport")
     expect(failure("ERROR stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)").c.category).toBe("transport")
   })
+
+  it("a provider's marker is LLM context for a transport failure", () => {
+    expect(failure("volcenginesdkarkruntime: connection reset by peer while reading response").c.category).toBe("transport")
+  })
 })
