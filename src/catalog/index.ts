@@ -107,6 +107,19 @@ export const allEntries: ReadonlyArray<Entry> = entries
 /** Every error class the catalogue knows (a record naming one is a failed call of an LLM API). */
 export const catalogClasses: ReadonlySet<string> = new Set(byClass.keys())
 
+/**
+ * The string codes only one family uses (`identifies`), exactly as documented: an SDK that names
+ * its exception after the body's code (`AccountOverdueError: 403 Forbidden`) shows the code.
+ */
+const identifyingCodes: ReadonlySet<string> = new Set(
+  entries.flatMap((e) => (e.identifies === true ? asArray(e.match.code).filter((c): c is string => typeof c === "string") : []))
+)
+
+/** `name` (an error class read from the text) when it is a code only one family documents, else null. */
+export function codeNamedByClass(name: string): string | null {
+  return identifyingCodes.has(name) ? name : null
+}
+
 const EVERY_CATEGORY: ReadonlyArray<Category> = [
   "auth_realname", "quota", "model_not_found", "rate_limit", "overload", "auth_key", "permission", "invalid_request", "server_error", "transport", "unknown"
 ]

@@ -62,6 +62,7 @@ interface Remembered {
   readonly errorClass: string | null
   readonly provider: string | null
   readonly transport: boolean
+  readonly limitDetail: string | null
   readonly verdict: Verdict
 }
 
@@ -83,7 +84,8 @@ export function verdictOf(f: ParsedFailure): Verdict {
     for (const r of list) {
       if (
         r.status === f.status && r.code === f.code && r.errorType === f.errorType && r.errorClass === f.errorClass &&
-        r.provider === f.provider && r.phraseStatus === f.phraseStatus && r.transport === transport
+        r.provider === f.provider && r.phraseStatus === f.phraseStatus && r.transport === transport &&
+        r.limitDetail === (f.limitDetail ?? null)
       ) {
         return r.verdict
       }
@@ -96,7 +98,7 @@ export function verdictOf(f: ParsedFailure): Verdict {
     recentVerdicts.set(message, (list = []))
   }
   if (list.length < PER_MESSAGE) {
-    list.push({ status: f.status, phraseStatus: f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, provider: f.provider, transport, verdict })
+    list.push({ status: f.status, phraseStatus: f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, provider: f.provider, transport, limitDetail: f.limitDetail ?? null, verdict })
   }
   return verdict
 }
@@ -107,6 +109,7 @@ function classificationText(f: ParsedFailure): string {
   if (f.errorType !== null) t += " " + f.errorType
   if (typeof f.code === "string") t += " " + f.code
   if (f.errorClass !== null) t += " " + f.errorClass
+  if (f.limitDetail !== undefined && f.limitDetail !== null) t += " " + f.limitDetail
   return t
 }
 
@@ -249,11 +252,20 @@ function withoutStatus(f: ParsedFailure, text: string, found: ReadonlyArray<Entr
 /** The abbreviation standing alone, also between underscores or slashes (`limit_rpd/`). */
 const KIND_ABBR_RE = /(?<![A-Za-z0-9])(RPM|RPH|RPD|TPM|TPD|IPM|IPD)(?![A-Za-z0-9])/i
 /** `tokens per min`, `Tokens per Minute`, `requests_per_day`, `RequestsPerMinute`, `tokens per 1 minute`. */
-const KIND_WORDS_RE = /(?:\b|(?<=[a-z])(?=[A-Z]))([Rr]equests?|REQUESTS?|[Tt]okens?|TOKENS?|[Ii]mages?|IMAGES?)(?:\s{1,4}|[_-]?)(?:[Pp]er|PER)(?:\s{1,4}|[_-]?)(?:1\s)?([Mm]in(?:ute)?s?|MIN(?:UTE)?S?|[Hh]our|HOUR|[Dd]ay|DAY)(?![a-z])/
+const KIND_WORDS_RE = /(?:\b|(?<=[a-z_])(?=[A-Z])|(?<=_))([Rr]equests?|REQUESTS?|[Tt]okens?|TOKENS?|[Ii]mages?|IMAGES?)(?:\s{1,4}|[_-]?)(?:Per(?:Model|Project|User|Region|Location)){0,3}(?:[Pp]er|PER)(?:\s{1,4}|[_-]?)(?:1\s)?([Mm]in(?:ute)?s?|MIN(?:UTE)?S?|[Hh]our|HOUR|[Dd]ay|DAY)(?![a-z])/
+/** `5 requests/min`, `10 requests per 60 seconds`. */
+const KIND_SLASH_RE = /\b(requests?|tokens?|images?)[ \t]?\/[ \t]?(min(?:ute)?|hour|day)\b|\b(requests?|tokens?|images?) per 60 ?s(?:ec(?:ond)?s?)?\b/i
+/** The period as an adjective before the resource: `daily limit of 100 requests`, `hourly request limit`, `per-day request quota`. */
+const KIND_PERIOD_FIRST_RE = /\b(daily|hourly|per[- ]day|per[- ]hour)\b[^.\n]{0,32}?\b(request|token|image|call)s?\b/i
+/** OpenRouter's limit names: `free-models-per-day`, `free-models-per-min`. */
+const KIND_MODELS_PER_RE = /\bmodels?-per-(min|day)\b/i
 const KIND_DAILY_RE = /\bdaily (?:\w+ )?(request|token|image)s?\b|\b(request|token|image)s? per day\b/i
 const KIND_ZH_RE = /(每分钟|每小时|每日|每天|当日|今日)/
-/** The resource and the period apart: Anthropic's "request tokens has exceeded your per-minute rate limit". */
-const KIND_TOKENS_GAP_RE = /\btokens?\b[^.\n]{0,48}?\bper[- ](min(?:ute)?|hour|day)\b/i
+/**
+ * The resource and the period apart: Anthropic's "request tokens has exceeded your per-minute rate
+ * limit", OpenAI's older "on tokens_usage_based per min".
+ */
+const KIND_TOKENS_GAP_RE = /\btokens?(?:_[a-z]{1,12}){0,3}\b[^.\n]{0,48}?\bper[- ](min(?:ute)?|hour|day)\b/i
 const KIND_REQUESTS_GAP_RE = /\brequests?\b[^.\n]{0,48}?\bper[- ](min(?:ute)?|hour|day)\b/i
 
 /** RPM/RPH/RPD/TPM/TPD/IPM/IPD named by abbreviation or in words (English, Chinese); else `unknown`. */
@@ -264,6 +276,12 @@ export function rateLimitKindOf(text: string): RateLimitKind {
   if (words !== null) return kindOf(words[1], words[2])
   const daily = KIND_DAILY_RE.exec(text)
   if (daily !== null) return kindOf(daily[1] ?? daily[2] ?? "request", "day")
+  const slash = KIND_SLASH_RE.exec(text)
+  if (slash !== null) return slash[1] !== undefined ? kindOf(slash[1], slash[2]) : kindOf(slash[3], "min")
+  const first = KIND_PERIOD_FIRST_RE.exec(text)
+  if (first !== null) return kindOf(first[2] === "call" ? "request" : first[2], /day|daily/i.test(first[1]) ? "day" : "hour")
+  const perModels = KIND_MODELS_PER_RE.exec(text)
+  if (perModels !== null) return kindOf("request", perModels[1])
   const tokens = KIND_TOKENS_GAP_RE.exec(text)
   if (tokens !== null) return kindOf("token", tokens[1])
   const requests = KIND_REQUESTS_GAP_RE.exec(text)

@@ -28,6 +28,11 @@ export interface ParsedFailure {
   readonly errorClass: string | null
   /** Transport failure text when there was no proper answer (ECONNREFUSED, ETIMEDOUT, TLS, DNS, proxy). */
   readonly transportError: string | null
+  /**
+   * The limit an error names outside its message: Google's QuotaFailure `quotaId` / `quotaMetric`
+   * (`GenerateRequestsPerDayPerProjectPerModel-FreeTier`). Read by the classifier with the message.
+   */
+  readonly limitDetail?: string | null
   /** Number of chat `messages` in the request, when visible (their contents are never kept). */
   readonly messagesCount: number | null
   /** The record was longer than the record limit and was cut. */

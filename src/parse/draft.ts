@@ -47,6 +47,8 @@ export interface Draft {
   errorClass: string | null
   knownClass: boolean
   transportError: string | null
+  /** The limit the error names outside its message (Google's QuotaFailure quotaId). */
+  limitDetail: string | null
   /** The transport error was given explicitly (webhook `error`): no API context needed. */
   transportExplicit: boolean
   messagesCount: number | null
@@ -91,6 +93,7 @@ export function newDraft(): Draft {
     errorClass: null,
     knownClass: false,
     transportError: null,
+    limitDetail: null,
     transportExplicit: false,
     messagesCount: null,
     truncated: false,

@@ -1,7 +1,7 @@
 /**
  * Tolerant parsing of bodies embedded in log text: strict JSON, Python dict literals (single
- * quotes, True/False/None, trailing commas), JS object dumps (`{ status: 403, code: undefined }`),
- * full-width punctuation (`：` `，` `｛`), raw newlines inside strings (hard-wrapped logs), and
+ * quotes, True/False/None, trailing commas), Ruby hashes (`=>`, `nil`), JS object dumps
+ * (`{ status: 403, code: undefined }`), full-width punctuation (`：` `，` `｛`), raw newlines inside strings (hard-wrapped logs), and
  * bodies cut off mid-way (what was read so far is returned). Never throws; linear in the input.
  */
 
@@ -129,7 +129,9 @@ class Parser {
       }
       this.ws()
       c = s.charCodeAt(this.i)
-      if (c !== 58 && c !== 0xff1a) {
+      // `:`, a full-width `：`, or Ruby's hash rocket (`{"error"=>{"code"=>nil}}`, ruby-openai's logs)
+      if (c === 61 && s.charCodeAt(this.i + 1) === 62) this.i++
+      else if (c !== 58 && c !== 0xff1a) {
         this.broken = true
         return out
       }
@@ -282,6 +284,7 @@ class Parser {
         return false
       case "null":
       case "None":
+      case "nil":
       case "undefined":
       case "NaN":
         return null

@@ -15,13 +15,13 @@ import { redact, redactValue, stripMessages } from "./redact.js"
 import { DEFAULT_MAX_RECORD_CHARS } from "./assemble.js"
 import { firstNonSpace, looksLikeObject } from "./loose-json.js"
 import { categoryFromWording } from "../catalog/wording.js"
-import { providerOfHosts, providerOfMarkers, providerOfText, recognises } from "../catalog/index.js"
+import { codeNamedByClass, providerOfHosts, providerOfMarkers, providerOfText, recognises } from "../catalog/index.js"
 import { type Draft, cutUtf8, finalEvidence, isRecord, newDraft, normalizeMessage, note, setCode, setMessage, setModel, setRequestId, setStatus, span, str, toStatus } from "./draft.js"
 import { readBodyValue, readMessageValue } from "./extract/errorBody.js"
 import { readText } from "./extract/freeText.js"
 import { notePath, readHints } from "./extract/hints.js"
 import { readLogObject } from "./extract/jsonLog.js"
-import { transportSignature } from "./extract/transport.js"
+import { isHttpClientTransport, transportSignature } from "./extract/transport.js"
 import { findStatus } from "./extract/statusText.js"
 import { hasFailureSignal } from "./prefilter.js"
 
@@ -144,6 +144,7 @@ const LLM_WORDS_RE =
 
 function conclude(d: Draft, text: string): ParseResult {
   resolveStatus(d, text)
+  if (d.code === null && d.errorClass !== null && codeNamedByClass(d.errorClass) !== null) setCode(d, d.errorClass)
   const ignored = decide(d, text)
   if (ignored !== null) return d.explain === null ? ignored : { ...ignored, evidence: finalEvidence(d.explain) }
   let provider = d.provider
@@ -179,6 +180,7 @@ function conclude(d: Draft, text: string): ParseResult {
       errorType: d.errorType,
       errorClass: d.errorClass,
       transportError: d.transportError,
+      limitDetail: d.limitDetail,
       messagesCount: d.messagesCount,
       truncated: d.truncated,
       provider
@@ -255,7 +257,11 @@ function decide(d: Draft, text: string): ParseResult | null {
       recognises({ code: d.code, errorType: d.errorType, errorClass: d.errorClass, text: d.message ?? head, provider: d.provider ?? providerOfText(head)?.provider ?? null })
     if (!worded) {
       if (d.transportError === null) return IGNORED["no failure signal"]
-      if (!d.transportExplicit && !LLM_CONTEXT_RE.test(text)) return IGNORED["not an API call"]
+      // a transport failure counts when the record shows an API call: LLM words or paths, a known
+      // API host (`generativelanguage.googleapis.com`) or provider marker, or an HTTP client's own failure
+      if (!d.transportExplicit && !LLM_CONTEXT_RE.test(text) && !isHttpClientTransport(text) && providerOfHosts(text) === null && providerOfText(head) === null) {
+        return IGNORED["not an API call"]
+      }
     }
   }
   return null

@@ -49,12 +49,12 @@ describe("the corpus", () => {
  * Floors per part: neither part may fall below what it measured when these floors were set (a
  * point under it, for a record that moves between accepted answers). They are regression guards,
  * not the goals: the goals (category, status, kind >= 98%, code >= 95%, model >= 90% on the
- * holdout part) are printed by `npm run eval`, and on the 711 records of 2026-11-25 the holdout
- * part measured 89.1 / 89.1 / 86.0 / 89.1 / 87.2 %.
+ * holdout part) are printed by `npm run eval`, and on the 837 records of 2026-11-25 (the wild-*
+ * files added) the holdout part measured 91.7 / 91.7 / 93.0 / 91.3 / 90.9 % (not dropped 95.3 %).
  */
 const FLOORS: Record<"tune" | "holdout", Partial<Record<Field, number>>> = {
-  tune: { ignored: 0.97, category: 0.96, status: 0.96, kind: 0.96, code: 0.94, model: 0.93 },
-  holdout: { ignored: 0.93, category: 0.88, status: 0.88, kind: 0.85, code: 0.88, model: 0.86 }
+  tune: { ignored: 0.983, category: 0.983, status: 0.975, kind: 0.988, code: 0.97, model: 0.966 },
+  holdout: { ignored: 0.948, category: 0.912, status: 0.912, kind: 0.925, code: 0.908, model: 0.904 }
 }
 
 describe("accuracy on the corpus (npm run eval)", () => {

@@ -37,7 +37,7 @@ export default {
     { id: "common.type.overload", match: { type: ["overloaded_error", "service_unavailable", "server_overloaded"] }, category: "overload", samples: ["s099"] },
     // gRPC status names (Google's envelope `status`, grpc clients' `StatusCode.X`, `code = X`)
     // https://grpc.github.io/grpc/core/md_doc_statuscodes.html
-    { id: "common.grpc.resource-exhausted", match: { type: "RESOURCE_EXHAUSTED" }, category: "rate_limit", samples: ["s099"], doc: "https://cloud.google.com/apis/design/errors#handling_errors" },
+    { id: "common.grpc.resource-exhausted", match: { type: "RESOURCE_EXHAUSTED" }, category: "rate_limit", samples: ["s099", "wj-010", "wj-011"], doc: "https://cloud.google.com/apis/design/errors#handling_errors" },
     { id: "common.grpc.unavailable", match: { type: "UNAVAILABLE" }, category: "overload", samples: ["s099"] },
     { id: "common.grpc.permission-denied", match: { type: "PERMISSION_DENIED" }, category: "permission", samples: ["s049"] },
     { id: "common.grpc.unauthenticated", match: { type: "UNAUTHENTICATED" }, category: "auth_key", samples: ["s049"] },

@@ -34,7 +34,7 @@ export default {
       match: { code: ["AccountOverdueError", "OperationDenied.ServiceOverdue", "ServiceOverdue"] },
       category: "quota",
       identifies: true,
-      samples: ["cnr-001"],
+      samples: ["cnr-001", "wg-019"],
       doc: DOC
     },
     {

@@ -49,6 +49,26 @@ export function readBody(o: Record<string, unknown>, d: Draft, depth: number): b
       recognized = true
     }
   }
+  // MiniMax's envelope: `{"base_resp": {"status_code": 1008, "status_msg": "insufficient balance"}}`
+  // (0 is success; the HTTP status is often 200)
+  const br = o["base_resp"]
+  if (!recognized && isRecord(br)) {
+    const bc = normCode(br["status_code"])
+    const bm = str(br["status_msg"])
+    if (bc !== null && bc !== 0) {
+      setCode(d, bc)
+      if (bm !== null) setMessage(d, bm)
+      recognized = true
+    }
+  }
+  // an SDK error object dumped whole, the API's body kept as a string: the Vercel AI SDK's
+  // APICallError (`{ url, statusCode: 401, responseBody: '{"error":{…}}' }`)
+  const rb = o["responseBody"] ?? o["response_body"]
+  if (!recognized && (typeof rb === "string" || isRecord(rb))) {
+    readBodyValue(rb, d, depth + 1, false)
+    d.from = "error-body"
+    recognized = d.code !== null || d.errorType !== null
+  }
   let message: string | null = null
   for (const k of MESSAGE_KEYS) {
     const v = o[k]
@@ -90,12 +110,26 @@ export function readErrorMember(err: Record<string, unknown>, d: Draft, depth: n
   }
   const type = str(err["type"])
   if (type !== null) setErrorType(d, type)
+  if (d.limitDetail === null && Array.isArray(err["details"])) d.limitDetail = quotaIdOf(err["details"])
   const param = err["param"]
   const status = toStatus(err["status"]) ?? httpStatusOf(err) ?? (isRecord(param) ? toStatus(param["statusCode"]) ?? httpStatusOf(param) : null)
   if (status !== null) setBodyStatus(d, status)
   else grpcStatusOf(err["status"], d)
   d.from = outer
   return message !== null || code !== null || type !== null
+}
+
+/** Google's `details`: the first QuotaFailure violation's `quotaId` (else its `quotaMetric`). */
+function quotaIdOf(details: ReadonlyArray<unknown>): string | null {
+  for (const item of details.slice(0, 8)) {
+    if (!isRecord(item) || !Array.isArray(item["violations"])) continue
+    for (const v of item["violations"].slice(0, 4)) {
+      if (!isRecord(v)) continue
+      const id = str(v["quotaId"]) ?? str(v["quotaMetric"])
+      if (id !== null) return id.slice(0, 200)
+    }
+  }
+  return null
 }
 
 /**
@@ -133,7 +167,7 @@ interface FoundBody {
   readonly end: number
 }
 
-const BODY_KEYS = ["error", "code", "message", "msg", "detail", "status", "error_msg", "errorMessage", "title", "statusCode", "$metadata", "http_code", "http_status"]
+const BODY_KEYS = ["error", "code", "message", "msg", "detail", "status", "error_msg", "errorMessage", "title", "statusCode", "$metadata", "http_code", "http_status", "base_resp"]
 
 const MAX_BODY_TRIES = 8
 

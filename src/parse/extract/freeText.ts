@@ -90,6 +90,11 @@ export function readText(s: string, d: Draft, depth: number): void {
   }
   readHints(s, d)
   notePaths(s, d)
+  if (d.limitDetail === null && s.indexOf("quota") !== -1) {
+    // the QuotaFailure printed other than as JSON (a Go map, a YAML dump): `quotaId:Generate…`
+    const q = QUOTA_ID_RE.exec(s.length > 16384 ? s.slice(0, 16384) : s)
+    if (q !== null) d.limitDetail = q[1]
+  }
 
   if (d.message === null) {
     if (cls !== null && s.charCodeAt(cls.end) === 58) d.from = "sdk-exception"
@@ -98,6 +103,9 @@ export function readText(s: string, d: Draft, depth: number): void {
   if (!hadMessage && d.message !== null) d.messageHinted = true
   d.from = outer
 }
+
+/** Google's QuotaFailure violation, however printed: `quotaId:GenerateRequestsPerDay…`, `"quotaId": "…"`. */
+const QUOTA_ID_RE = /\bquota(?:Id|_id)\\?["']?[ \t]{0,2}[:=][ \t]{0,2}\\?["']?([A-Za-z][\w.\/-]{3,160})/
 
 function parseJsonText(s: string): unknown {
   try {
@@ -108,13 +116,28 @@ function parseJsonText(s: string): unknown {
   }
 }
 
-/** Timestamp, level, `[tags]` and a Python-style `logger.name - ` at the start of a log line. */
+/**
+ * Timestamp, level, `[tags]` and a Python-style `logger.name - ` at the start of a log line. A
+ * bracketed sentence (`[模型不存在，请检查模型代码。]`) is the message, not a tag.
+ */
 const LOG_PREFIX_RE =
-  /^[\s|]*(?:\[?\d{4}[-/.]\d\d[-/.]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?|\[?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?\]?)?[\s|:-]*(?:\[?(?:ERROR|ERR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL|TRACE)\]?(?=[\s:|[-])|\[(?:error|warning|warn|info|debug)\]|(?:error|warning|warn|info|debug):)?[\s|:-]*(?:\[[^\]\n]{1,60}\][ \t]*){0,3}(?:[\w.$]{1,80}[ \t]+-[ \t]+(?![\s{]))?/
+  /^[\s|]*(?:\[?\d{4}[-/.]\d\d[-/.]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?|\[?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?\]?)?[\s|:-]*(?:\[?(?:ERROR|ERR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL|TRACE)\]?(?=[\s:|[-])|\[(?:error|warning|warn|info|debug)\]|(?:error|warning|warn|info|debug):)?[\s|:-]*(?:\[[^\]\n，。]{1,60}\][ \t]*){0,3}(?:[\w.$]{1,80}[ \t]+-[ \t]+(?![\s{]))?/
 
-const LEADING_STATUS_RE = /^[45]\d\d[ \t]+(?=[A-Z])/
+const LEADING_STATUS_RE = /^[45]\d\d[ \t]+(?=[A-Z\u4e00-\u9fff])/
+
+const PY_RAISE_LINE_RE = /^[ \t]{2,16}raise [A-Za-z_][\w.]{0,80}\(/m
+
+/** A line that only labels the status: `Status Code: 429`, `HTTP status: 503`. */
+const STATUS_LABEL_LINE_RE = /^(?:HTTP[ \t])?status(?:[ \t]code)?[ \t]{0,2}:?[ \t]{0,2}[45]\d\d$/i
 
 function deriveMessage(s: string, cls: { end: number } | null, statusAt: number): string | null {
+  // a Python traceback (or its tail from a `raise` line): the exception raised last is the
+  // failure, not the first class named (`KeyError: 'result'` before `RuntimeError: Access token
+  // invalid`, in chained exceptions)
+  if (s.indexOf("\n") !== -1 && (s.indexOf("Traceback (most recent call last)") !== -1 || PY_RAISE_LINE_RE.test(s))) {
+    const last = lastExceptionMessage(s)
+    if (last !== null) return last
+  }
   if (cls !== null && s.charCodeAt(cls.end) === 58 /* : */) {
     let rest = restOfLine(s, cls.end + 1).trim()
     // `RateLimitError: litellm.RateLimitError: Rate limit ...`: drop the repeated class names.
@@ -124,7 +147,10 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
       rest = rest.slice(again[0].length)
     }
     rest = rest.replace(LEADING_STATUS_RE, "")
-    if (rest !== "") return rest
+    if (rest !== "") {
+      const nl = s.indexOf("\n", cls.end)
+      return nl === -1 ? rest : rest + wrappedTail(s, rest, nl + 1)
+    }
   } else if (cls !== null && s.indexOf("\n") !== -1) {
     // a traceback: the message is on its last `module.Class: message` line
     const last = lastExceptionMessage(s)
@@ -145,8 +171,19 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
     // The line that carries the status (`Error: Server error: 500 Internal Server Error`).
     const start = s.lastIndexOf("\n", statusAt) + 1
     const line = restOfLine(s, start).replace(LOG_PREFIX_RE, "").trim().replace(LEADING_STATUS_RE, "")
+    // a label line (`Status Code: 429` of an error-report template) says nothing more: the
+    // message is where the same status is shown again with words (`429 余额不足…`)
+    if (STATUS_LABEL_LINE_RE.test(line)) {
+      const after = start + restOfLine(s, start).length + 1
+      const again = after < s.length ? s.indexOf("\n" + s.slice(statusAt, statusAt + 3) + " ", after - 1) : -1
+      if (again !== -1) {
+        const other = restOfLine(s, again + 1).trim().replace(LEADING_STATUS_RE, "")
+        if (other !== "") return other
+      }
+    }
     if (line !== "") return line + wrappedTail(s, line, start + restOfLine(s, start).length + 1)
   }
+
   // the first line that says something failed (a logger header, an INFO line or the command
   // typed above it is not the message), else the first line that is not a title
   let from = 0
@@ -186,8 +223,9 @@ function lastExceptionMessage(s: string): string | null {
 const TITLE_LINE_RE = /^(?:error|errors|exception|failed|failure|warning|错误|报错|失败|异常)[:：!.]?$/i
 
 /**
- * The hard-wrapped rest of a message line: lines after a trailing backslash, or indented lines
- * that continue a sentence in lower case (not stack frames or dumps).
+ * The hard-wrapped rest of a message line: lines after a trailing backslash, indented lines
+ * that continue a sentence in lower case (not stack frames or dumps), or the next lines of a
+ * `> `-quoted block while the sentence goes on.
  */
 function wrappedTail(s: string, line: string, from: number): string {
   let tail = ""
@@ -196,7 +234,10 @@ function wrappedTail(s: string, line: string, from: number): string {
     const nl = s.indexOf("\n", from)
     const next = s.slice(from, nl === -1 ? s.length : nl)
     const backslash = prev.endsWith("\\")
-    if (!backslash && !/^[ \t]+[a-z]/.test(next)) break
+    // a quoted block (`> ` before every line, as issue trackers and mail quote a terminal's
+    // hard-wrapped output) continues while the sentence does
+    const quoted = next.charCodeAt(0) === 62 && s.charCodeAt(s.lastIndexOf("\n", from - 2) + 1) === 62 && /^>[ \t]?\S/.test(next)
+    if (!backslash && !quoted && !/^[ \t]+[a-z]/.test(next)) break
     if (!backslash && (/^\s*(?:at|File)\s/.test(next) || /[.:;!?]$/.test(prev))) break
     tail += "\n" + next
     prev = next.trimEnd()

@@ -6,28 +6,40 @@ import { type Draft, isModelLike, isNullWord, setClass, setModel, trimPunct } fr
 import { findClass } from "./sdkException.js"
 import { transportSignature } from "./transport.js"
 
-const MODEL_KV_RE = /\bmodel(?:_name|Name|_id|Id|ID)?\\?["']?[ \t]{0,3}[:=][ \t]{0,3}(\\?["'`]?)([A-Za-z0-9][\w.:/@+-]{0,127})/i
+/** `model: x`, `"model_name": "x"`, Gemini's `"modelVersion": "gemini-2.0-flash"` (its responses and stream frames). */
+const MODEL_KV_RE = /\bmodel(?:_name|Name|_id|Id|ID|Version)?\\?["']?[ \t]{0,3}[:=][ \t]{0,3}(\\?["'`]?)([A-Za-z0-9][\w.:/@+-]{0,127})/i
 
 const MODEL_QUOTED_RE = /\bmodels?\s{1,8}[`'"‘“]([^`'"’”\s]{1,128})[`'"’”]/i
 
 /** `for model deepseek-ai/DeepSeek-R1`: an unquoted id after the word, accepted only when it looks like one. */
 const MODEL_BARE_RE = /\bmodel(?:\s{1,4}(?:or endpoint|id|name))?\s{1,8}([A-Za-z0-9][\w.:/@+\u2010\u2011-]{0,127})/i
 
-const MODEL_REACHED_RE = /reached for (?!model\b)([A-Za-z0-9][\w.:/-]{0,127}) in organization/
+/** `Rate limit reached for gpt-4o in organization …` / `Request too large for …`, also without the organization. */
+const MODEL_REACHED_RE = /(?:reached|too large) for (?!model\b)([A-Za-z0-9][\w.:/-]{0,127})(?= in organization|[ \t]*(?:[.,;"'}]|$))/
+/** LiteLLM's proxy appends the model group it was asked for: `Received Model Group=gpt-4o`. */
+const MODEL_LITELLM_GROUP_RE = /Received Model Group=([A-Za-z0-9][\w.:/@+-]{0,127})/
 
 const MODEL_ZH_RE = /模型[ \t]*[:：]?[ \t]*([A-Za-z0-9][\w.:/-]{0,127})/
 
 const MODEL_PATH_RE = /\/(?:engines|deployments)\/([A-Za-z0-9][\w.:-]{0,127})\//
 /** Gemini / Vertex `models/gemini-1.5-pro:generateContent`, `models/x is not found`; Bedrock `/model/<id>/invoke`. */
-const MODEL_GOOGLE_RE = /\bmodels\/([A-Za-z0-9][\w.-]{0,127})(?=:[a-zA-Z]|[\s'"`,)]|$)/
+const MODEL_GOOGLE_RE = /\bmodels\/([A-Za-z0-9][\w.-]{0,127})(?=:[a-zA-Z]|:?[\s'"`,)]|$)/
 /** Hugging Face's router and inference API: `/models/Qwen/Qwen2.5-Coder-32B-Instruct/v1/chat/completions`. */
 const MODEL_HF_PATH_RE = /\/models\/([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.-]{0,127})\/(?:v\d|pipeline)/
 /** A model named before the word: `the ［doubao-seed-1-6 model`, `for the gpt-4o model`. */
 const MODEL_BEFORE_RE = /\bthe[ \t]{1,3}[［\[`'"]?([A-Za-z][\w.:/-]{1,127})[］\]`'"]?[ \t]{1,3}model\b/
 const MODEL_BEDROCK_RE = /\/model\/([A-Za-z0-9][\w.:%-]{0,160})\/(?:invoke|converse)/
 
-/** A command line's `--model gpt-4o` / `--model=gpt-4o`. */
-const MODEL_FLAG_RE = /(?:^|\s)--model[ =]["']?([A-Za-z0-9][\w.:/@+-]{0,127})/
+/** A command line's `--model gpt-4o` / `--model=gpt-4o` / the AWS CLI's `--model-id <id or ARN>`. */
+const MODEL_FLAG_RE = /(?:^|\s)--model(?:[-_]id|[-_]name)?[ =]["']?([A-Za-z0-9][\w.:/@+-]{0,200})/
+/**
+ * A `Model: <name>` line of a key-value block (clients' error-report templates, CLI banners): the
+ * whole value when it is a short display name (`DeepSeek Chat`, `Llama 3.1 8B`), else its first
+ * word when that looks like an id (`Model: claude-3-5-sonnet with diff edit format`).
+ */
+const MODEL_LINE_RE = /^[ \t]{0,8}Model:[ \t]{1,4}([A-Za-z0-9][^\n,;{}"]{0,79}?)[ \t]*$/m
+/** one-api / new-api relays: `当前分组 default 下对于模型 <model> 无可用渠道` (the model may be a Chinese alias). */
+const MODEL_ONEAPI_RE = /对于模型[ \t]{0,2}([^\s，。,]{1,128})[ \t]{0,2}无可用渠道/
 const MODEL_PAREN_RE = /\bError \(([A-Za-z0-9][\w.:/-]{1,127})\)/
 /** Azure OpenAI: `Your requests to gpt-4o for gpt-4o in eastus2 have exceeded ...`. */
 const MODEL_AZURE_RE = /\brequests to ([A-Za-z0-9][\w.:-]{1,127}) for [A-Za-z0-9][\w.:-]{0,127} in /
@@ -41,6 +53,8 @@ const MODEL_IN_PARENS_RE = /\bmodel[ \t]?\([ \t]*([A-Za-z0-9][\w.:/@+-]{0,127})[
 
 const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["reached for", MODEL_REACHED_RE],
+  ["too large for", MODEL_REACHED_RE],
+  ["Model Group=", MODEL_LITELLM_GROUP_RE],
   ["模型", MODEL_ZH_RE],
   ["/engines/", MODEL_PATH_RE],
   ["/deployments/", MODEL_PATH_RE],
@@ -98,6 +112,19 @@ function hasServiceStatus(d: Draft): boolean {
 
 /** The model named in prose; each pattern runs only when its marker is present. */
 function readModel(s: string, d: Draft): void {
+  if (s.indexOf("Model:") !== -1) {
+    const line = MODEL_LINE_RE.exec(s)
+    if (line !== null) {
+      const v = line[1].trim()
+      const words = v.split(/[ \t]+/)
+      if (words.length <= 4 && !isNullWord(v)) return setModel(d, v)
+      if (isModelLike(trimPunct(words[0]))) return setModel(d, trimPunct(words[0]))
+    }
+  }
+  if (s.indexOf("无可用渠道") !== -1) {
+    const m = MODEL_ONEAPI_RE.exec(s)
+    if (m !== null && !isNullWord(m[1])) return setModel(d, m[1])
+  }
   if (s.indexOf("odel") !== -1 || s.indexOf("ODEL") !== -1) {
     const kv = MODEL_KV_RE.exec(s)
     if (kv !== null) {

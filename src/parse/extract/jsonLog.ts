@@ -91,6 +91,9 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
     d.hasBody = readBody(o, d, depth) || d.hasBody
   } else if (typeof o["detail"] === "string" && toStatus(o["status"]) !== null) {
     d.hasBody = readBody(o, d, depth) || d.hasBody
+  } else if (isRecord(o["base_resp"])) {
+    // MiniMax's response, whose base_resp says it failed (often with HTTP 200)
+    d.hasBody = readBody(o, d, depth) || d.hasBody
   }
 
   if (d.timeObjects.length < 4) d.timeObjects.push(o)
@@ -180,7 +183,7 @@ function isExceptionObject(e: Record<string, unknown>): boolean {
   )
 }
 
-const MODEL_KEYS = new Set(["model", "model_name", "modelName", "gen_ai.request.model", "llm.model"])
+const MODEL_KEYS = new Set(["model", "model_name", "modelName", "modelVersion", "gen_ai.request.model", "llm.model"])
 
 const REQUEST_ID_KEYS = new Set(["requestId", "request_id", "x-request-id", "xRequestId", "x_request_id", "request-id", "apim-request-id"])
 

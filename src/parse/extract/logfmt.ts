@@ -20,6 +20,18 @@ const AWS_CODE_RE =
 
 const SERVICE_CODE_TEXT_RE = /(?<![\w-])(?:error_?)?code[ \t]{0,2}[:=][ \t]{0,2}(\d{4,7})(?![\w.])/i
 
+/** A service code labelled in Chinese: `错误码：1301`, `错误代码: 40001` (statuses are read as statuses). */
+const ZH_CODE_RE = /错误(?:码|代码)[ \t]{0,2}[:：][ \t]{0,2}(\d{4,7})(?!\d)/
+
+/** A short code followed by its message, as Baidu's Qianfan SDK prints it: `code: 18, msg: Open api qps request limit reached`. */
+const CODE_MSG_RE = /(?<![\w-])(?:error_?)?code:[ \t]?(\d{1,7}), (?:error_)?msg:[ \t]/i
+
+/**
+ * A service's numeric code leading the record, then its message: Cloudflare Workers AI's
+ * `3040: Capacity temporarily exceeded`, MiniMax's `1002, trigger rate limit`.
+ */
+const LEADING_CODE_RE = /^[ \t]{0,8}(\d{4,6})(?::|,)[ \t](?=[A-Za-z\u4e00-\u9fff])/
+
 /** The Go SDK v2's `https response error StatusCode: 429, RequestID: …`. */
 const AWS_STATUS_RE = /\bStatusCode: ([45]\d\d),/
 
@@ -39,6 +51,27 @@ export function readExplicitCodes(s: string, d: Draft): void {
     setCode(d, n)
     d.explicitCode = true
     setBodyStatus(d, n)
+  }
+  if (d.code === null) {
+    const lead = LEADING_CODE_RE.exec(s)
+    if (lead !== null) {
+      setCode(d, Number(lead[1]))
+      d.explicitCode = true
+    }
+  }
+  if (d.code === null && s.indexOf("错误") !== -1) {
+    const z = ZH_CODE_RE.exec(s)
+    if (z !== null) {
+      setCode(d, Number(z[1]))
+      d.explicitCode = true
+    }
+  }
+  if (d.code === null && s.indexOf("msg:") !== -1) {
+    const c = CODE_MSG_RE.exec(s)
+    if (c !== null) {
+      setCode(d, Number(c[1]))
+      d.explicitCode = true
+    }
   }
   // a service's own numeric code in prose: `code: 336003, msg: …` (Qianfan), `code=1113`
   if (d.code === null && s.indexOf("code") !== -1) {

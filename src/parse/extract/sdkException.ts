@@ -34,9 +34,20 @@ export function findClass(s: string): { name: string; end: number; known: boolea
  */
 const GRPC_STATUS_RE = /\b(?:StatusCode\.|code = |api_core\.exceptions\.)([A-Z][A-Za-z_]{2,40})\b/
 
+/**
+ * Java's grpc-java (`io.grpc.StatusRuntimeException: RESOURCE_EXHAUSTED: ...`, `StatusException:
+ * UNAVAILABLE`) and Node's grpc-js (`Error: 14 UNAVAILABLE: No connection established`: the
+ * numeric code, then the name).
+ */
+const GRPC_JAVA_NODE_RE = /\b(?:Status(?:Runtime)?Exception|Error): (?:1?\d )?([A-Z][A-Z_]{2,40})(?=:|\s|$)/
+
 /** A gRPC status named in the text, as the envelope writes it (`RESOURCE_EXHAUSTED`), or null. */
 export function findGrpcStatus(s: string): string | null {
-  if (s.indexOf("StatusCode.") === -1 && s.indexOf("code = ") === -1 && s.indexOf("api_core") === -1) return null
+  if (s.indexOf("StatusCode.") === -1 && s.indexOf("code = ") === -1 && s.indexOf("api_core") === -1) {
+    if (s.indexOf("Exception: ") === -1 && s.indexOf("Error: ") === -1) return null
+    const j = GRPC_JAVA_NODE_RE.exec(s.length > 8192 ? s.slice(0, 8192) : s)
+    return j !== null && GRPC_STATUSES.has(j[1]) ? j[1] : null
+  }
   const m = GRPC_STATUS_RE.exec(s)
   if (m === null) return null
   const name = m[1].indexOf("_") !== -1 || m[1] === m[1].toUpperCase() ? m[1] : m[1].replace(/([a-z])([A-Z])/g, "$1_$2")

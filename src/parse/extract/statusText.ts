@@ -7,7 +7,7 @@ const STATUS_CANDIDATE_RE = /(?<![\w.\/+\-]|\d[,:])([45]\d\d)(?![0-9_]|[.,:]\d)/
 
 const LEFT_SKIP = new Set([32, 9, 58, 61, 91, 93, 40, 34, 39, 44, 35, 62, 0xff1a, 0x3010, 0x3011, 0xff08, 0x201c, 0x201d, 0x2018, 0x2019])
 
-const LEFT_KEYWORDS = ["status", "satus", "code", "http", "error", "err", "failed", "failure", "exception", "response", "错误", "失败", "状态", "码", "返回", "异常"]
+const LEFT_KEYWORDS = ["status", "satus", "code", "http", "error", "err", "failed", "failure", "exception", "response", "returned", "错误", "失败", "状态", "码", "返回", "异常"]
 
 const RIGHT_SKIP = new Set([32, 9, 58, 40, 45, 34])
 
@@ -21,7 +21,9 @@ const REASONS = [
   "ssl handshake failed", "invalid ssl certificate", "unavailable", "resource_exhausted",
   "resource exhausted", "deadline_exceeded", "deadline exceeded", "permission_denied", "unauthenticated", "status code",
   "provider returned error",
-  "error"
+  "error",
+  // google-api-core's field violations after the code (`400 * GenerateContentRequest.contents: …`)
+  "* "
 ]
 
 const REASON_ONLY: ReadonlyArray<readonly [string, number]> = [
@@ -107,12 +109,19 @@ function endsWithFolded(s: string, end: number, lower: string): boolean {
 }
 
 export function rightReason(s: string, k: number): boolean {
+  const digitsAt = k - 3
   let skipped = 0
   while (k < s.length && skipped < 3 && RIGHT_SKIP.has(s.charCodeAt(k))) {
     k++
     skipped++
   }
   if (s.charCodeAt(k) === 123) return true
+  // a column of a pipe-separated access log (gin's `[GIN] … | 500 |   1.2s | …`)
+  if (s.charCodeAt(k) === 124 && skipped > 0) {
+    let j = digitsAt - 1
+    while (j >= 0 && (s.charCodeAt(j) === 32 || s.charCodeAt(j) === 9)) j--
+    if (j < digitsAt - 1 && s.charCodeAt(j) === 124) return true
+  }
   let tail = s.slice(k, k + 34).toLowerCase()
   // a reason hard-wrapped by a terminal (`400 Provider\n   returned error`)
   if (tail.indexOf("\n") !== -1) tail = s.slice(k, k + 64).replace(/\s+/g, " ").toLowerCase()
@@ -128,10 +137,11 @@ export function lineStartStatus(s: string, i: number): boolean {
   const before = j < 0 ? 10 : s.charCodeAt(j)
   if (before !== 10 && before !== 34 && before !== 39) return false
   if (s.charCodeAt(i + 3) !== 32) return false
-  // `429 Rate limit ...`, `429 "Too many tokens ..."` (a body that is a bare JSON string)
+  // `429 Rate limit ...`, `429 "Too many tokens ..."` (a body that is a bare JSON string), and a
+  // relay's Chinese message (`429 当前分组上游负载已饱和`, `401 无效的令牌`: openai-node's `${status} ${message}`)
   const q = s.charCodeAt(i + 4)
   const c = q === 34 ? s.charCodeAt(i + 5) : q
-  return c >= 65 && c <= 90
+  return (c >= 65 && c <= 90) || (c >= 0x4e00 && c <= 0x9fff)
 }
 
 function isLetter(c: number): boolean {

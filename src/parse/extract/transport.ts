@@ -7,15 +7,28 @@ export const TRANSPORT_CODE_RE =
   /^(?:ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|ESOCKETTIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_[A-Z_]+|CERT_[A-Z_]+|ERR_TLS_[A-Z_]+|ERR_SSL_[A-Z_]+|UNABLE_TO_VERIFY_LEAF_SIGNATURE|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_PROXY_[A-Z_]+|ERR_SOCKET_[A-Z_]+|ERR_STREAM_[A-Z_]+)$/
 
 const TRANSPORT_NAME_RE =
-  /\b(?:ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|ESOCKETTIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR_[A-Z_]+|CERT_[A-Z_]+|ERR_TLS_[A-Z_]+|ERR_SSL_[A-Z_]+|UNABLE_TO_VERIFY_LEAF_SIGNATURE|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|APIConnectionError|APITimeoutError|ConnectTimeout|ReadTimeout|ConnectError|ProxyError|SSLError|TimeoutError|ConnectTimeoutError|HeadersTimeoutError|BodyTimeoutError|SocketTimeoutException|ConnectException|UnknownHostException|HttpTimeoutException|ERR_STREAM_PREMATURE_CLOSE)\b/
+  /\b(?:ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|ESOCKETTIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR_[A-Z_]+|CERT_[A-Z_]+|ERR_TLS_[A-Z_]+|ERR_SSL_[A-Z_]+|UNABLE_TO_VERIFY_LEAF_SIGNATURE|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|APIConnectionError|APITimeoutError|ConnectTimeout|ReadTimeout|ConnectError|ProxyError|SSLError|TimeoutError|ConnectTimeoutError|HeadersTimeoutError|BodyTimeoutError|SocketTimeoutException|ConnectException|UnknownHostException|HttpTimeoutException|ERR_STREAM_PREMATURE_CLOSE|NewConnectionError|ClientConnectorError|ServerDisconnectedError|RemoteDisconnected|SocketException|TimedOut|ReadTimeoutError|EndpointConnectionError)\b/
 
 /** Transport failure phrases, grouped by first letter so the regex engine checks each position once. */
 const TRANSPORT_PHRASE_RE =
-  /connect(?:ion)? timeout|(?:read|request|connect) timed out|请求超时|连接超时|网络错误|t(?:imed out|imeout of \d+ ?ms exceeded|emporary failure in name resolution|ls handshake|unneling socket)|c(?:onnection (?:error|refused|reset|aborted)|ertificate (?:verify failed|has expired|is not valid))|s(?:ocket hang up|elf[- ]signed certificate|sl routines)|n(?:ame or service not known|odename nor servname|etwork is unreachable|o route to host)|fetch failed|other side closed|premature close|client network socket disconnected|getaddrinfo|handshake failure|proxy (?:error|authentication required)|unable to verify|wrong version number/i
+  /connect(?:ion)? timeout|(?:read|request|connect) timed out|请求超时|连接超时|网络错误|t(?:imed out|imeout of \d+ ?ms exceeded|emporary failure in name resolution|ls handshake|unneling socket)|c(?:onnection (?:error|refused|reset|aborted)|ertificate (?:verify failed|has expired|is not valid))|s(?:ocket hang up|elf[- ]signed certificate|sl routines)|n(?:ame or service not known|odename nor servname|etwork is unreachable|o route to host)|fetch failed|other side closed|premature close|client network socket disconnected|getaddrinfo|handshake failure|proxy (?:error|authentication required)|unable to verify|wrong version number|failed to establish a new connection|network ?error\b|semaphore timeout|failed to fetch\b|load failed\b|upstream connect error|disconnect\/reset before headers|(?:read|connect) timeout on endpoint|could not connect to the endpoint|context deadline exceeded|Client\.Timeout exceeded|stream error: stream ID \d+|stream disconnected before completion/i
 
 /** The transport failure named in `s` (ECONNREFUSED, `socket hang up`, TLS, DNS, proxy ...), or null. */
 export function transportSignature(s: string): string | null {
   const t = s.length > 16384 ? s.slice(0, 16384) : s
   const m = TRANSPORT_NAME_RE.exec(t) ?? TRANSPORT_PHRASE_RE.exec(t)
   return m === null ? null : m[0]
+}
+
+/**
+ * The failure of an HTTP client's request (Node's fetch/undici, Python's requests/urllib3,
+ * aiohttp, httpx via the OpenAI SDKs, Rust's reqwest, Go's `Post "https://…": <error>`): whatever
+ * the host, a call to an HTTP API
+ * failed, which a bare socket error (`ECONNREFUSED` of a database driver) does not say.
+ */
+const HTTP_CLIENT_TRANSPORT_RE =
+  /fetch failed|\bUND_ERR_[A-Z_]+|\b(?:Connect|Headers|Body)TimeoutError\b|\breqwest::Error\b|\bNewConnectionError\b|\bClientConnectorError\b|\bAPIConnectionError\b|\bAPITimeoutError\b|\bFetchError: request to https?:|upstream connect error|on endpoint URL:|\b(?:Get|Post|Put|Patch|Delete) "https?:\/\/[^"\s]{1,300}": |stream error: stream ID \d+|stream disconnected before completion|\bTypeError: (?:Failed to fetch|NetworkError when attempting to fetch resource|network error|Load failed)\b/
+
+export function isHttpClientTransport(s: string): boolean {
+  return HTTP_CLIENT_TRANSPORT_RE.test(s.length > 16384 ? s.slice(0, 16384) : s)
 }

@@ -1,0 +1,208 @@
+import { describe, expect, it } from "vitest"
+import { classify, rateLimitKindOf } from "../../src/classify/classify.js"
+import { parseRecord } from "../../src/parse/parse.js"
+
+/**
+ * Shape families met in the wild-* corpus records (tune part), each with a made-up line of the
+ * same shape: the extractor must read the family, not one record.
+ */
+const failure = (text: string) => {
+  const r = parseRecord(text)
+  if (r._tag !== "Failure") throw new Error(`ignored: ${r.reason}`)
+  return { f: r.failure, c: classify(r.failure) }
+}
+
+describe("shape families of the wild corpus", () => {
+  it("a status at a line's start before a Chinese message (openai-node's `${status} ${message}` of a relay)", () => {
+    const { f, c } = failure("403 该令牌额度已用尽 (request id: 2025010203040506070809abcdEFGH)")
+    expect(f.status).toBe(403)
+    expect(c.category).toBe("quota")
+    expect(failure("429 当前分组上游负载已饱和，请稍后再试").f.status).toBe(429)
+  })
+
+  it("gRPC status names printed by grpc-java and grpc-js", () => {
+    const java = failure("com.google.api.gax.rpc.UnavailableException: io.grpc.StatusRuntimeException: UNAVAILABLE: The service is currently unavailable.")
+    expect(java.f.errorType).toBe("UNAVAILABLE")
+    expect(java.c.category).toBe("overload")
+    const node = failure("Error: 8 RESOURCE_EXHAUSTED: Resource has been exhausted (e.g. check quota).")
+    expect(node.f.errorType).toBe("RESOURCE_EXHAUSTED")
+    expect(node.c.category).toBe("rate_limit")
+  })
+
+  it("an HTTP client's transport failure is a failed call whatever the host", () => {
+    expect(failure("Request error: TypeError: fetch failed (cause: UND_ERR_CONNECT_TIMEOUT)").c.category).toBe("transport")
+    expect(failure("HTTPConnectionPool(host='10.0.0.7', port=8000): Max retries exceeded with url: /generate (Caused by NewConnectionError('Failed to establish a new connection: [Errno 111] Connection refused'))").c.category).toBe("transport")
+    expect(failure("Error: reqwest::Error { kind: Request, url: \"http://10.1.2.3:8080/infer\", source: TimedOut }").c.category).toBe("transport")
+    // a known API host is an API call too
+    expect(failure("java.net.SocketException: Connection reset, address = api.mistral.ai, port = 443").c.category).toBe("transport")
+  })
+
+  it("a bare socket error of some other client is still not an API call", () => {
+    const r = parseRecord("redis: dial tcp 10.0.0.5:6379: connect: connection refused")
+    expect(r._tag).toBe("Ignored")
+  })
+
+  it("a Ruby hash body (`=>`, `nil`) is read like JSON", () => {
+    const { f, c } = failure('OpenAI HTTP Error (spotted in ruby-openai 7.0.1): {"error"=>{"message"=>"Unrecognized request argument supplied: foo", "type"=>"invalid_request_error", "param"=>nil, "code"=>nil}}')
+    expect(f.message).toBe("Unrecognized request argument supplied: foo")
+    expect(f.code).toBeNull()
+    expect(c.category).toBe("invalid_request")
+  })
+
+  it("concurrency limits, English and Chinese, are rate limits", () => {
+    expect(failure("raise errors.RequestLimitError(msg)\nqianfan.errors.RequestLimitError: 并发数过高").c.category).toBe("rate_limit")
+    expect(failure("upstream said: Concurrency limit exceeded for user, please retry later").c.category).toBe("rate_limit")
+  })
+
+  it("OpenAI's older `tokens_usage_based per min` names a TPM limit", () => {
+    expect(failure("openai.error.RateLimitError: Rate limit reached for gpt-4 in organization org-abc on tokens_usage_based per min: Limit 40000, Used 39000").c.rateLimitKind).toBe("TPM")
+  })
+
+  it("an exception message hard-wrapped inside a `> ` quote block goes on over the next quoted lines", () => {
+    const { f, c } = failure("> Error: APICallError: The request was rejected because it would\n> exceed your rate limit of 4,000 output tokens per minute. Please\n> slow down.")
+    expect(f.message).toContain("per minute")
+    expect(c.category).toBe("rate_limit")
+    expect(c.rateLimitKind).toBe("TPM")
+  })
+
+  it("models named by a `Model:` line, a CLI's --model-id, a relay's Chinese wording, Gemini's modelVersion", () => {
+    expect(failure("Model: Qwen Coder 32B\nProvider: openrouter\nStatus Code: 429\n\n429 Rate limit exceeded").f.model).toBe("Qwen Coder 32B")
+    expect(failure("Model: gpt-4o-mini with whole edit format, prompt cache\nlitellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached").f.model).toBe("gpt-4o-mini")
+    expect(failure("aws bedrock-runtime converse --model-id us.amazon.nova-pro-v1:0 --messages file://m.json\nAn error occurred (ThrottlingException) when calling the Converse operation: Too many requests").f.model).toBe("us.amazon.nova-pro-v1:0")
+    expect(failure("当前分组 vip 下对于模型 文心一言 无可用渠道 (request id: 20250101010101)").f.model).toBe("文心一言")
+    expect(failure('data: {"candidates": [],"modelVersion": "gemini-1.5-pro-002"}\n\n{"error": {"code": 500, "message": "Internal error encountered.", "status": "INTERNAL"}}').f.model).toBe("gemini-1.5-pro-002")
+  })
+
+  it("codes as client libraries print them: Azure.Core's ErrorCode line, an SDK's code: line, Go's %+v struct, vLLM's repr, a leading service code", () => {
+    expect(failure("Azure.RequestFailedException: Requests to the ChatCompletions_Create Operation have exceeded call rate limit.\nStatus: 429 (Too Many Requests)\nErrorCode: 429").f.code).toBe(429)
+    expect(failure("SomeSdkException: Detailed exception information is listed below.\nreq_id: abc123\ncode: InvalidParameter\nmessage: The parameter `temperature` is invalid.").f.code).toBe("InvalidParameter")
+    const go = failure("[ERR] 2025/01/01 - 10:00:00 | 2025010110000012345 | relay error: {Error:{Message:该令牌额度已用尽 Type:new_api_error Param: Code:token_quota_exhausted} StatusCode:403}")
+    expect(go.f.code).toBe("token_quota_exhausted")
+    expect(go.f.status).toBe(403)
+    const vllm = failure("ERROR 01-02 03:04:05 [serving_chat.py:200] Error with model object='error' message='The model `llama-3-8b` does not exist.' type='NotFoundError' param=None code=404")
+    expect(vllm.f.code).toBe(404)
+    expect(vllm.c.category).toBe("model_not_found")
+    expect(failure("3040: Capacity temporarily exceeded, please try again.").f.code).toBe(3040)
+    expect(failure("2013, invalid params, model not supported").f.code).toBe(2013)
+  })
+
+  it("an exception named after a code only one provider documents shows that code", () => {
+    const { f, c } = failure("AccountOverdueError: 403 Forbidden\nRequest ID: 021700000000000abcdef")
+    expect(f.code).toBe("AccountOverdueError")
+    expect(c.category).toBe("quota")
+  })
+
+  it("the message of a report template is where the status is shown again with words", () => {
+    const { f, c } = failure("Model: glm-4.6\nProvider: openai\nStatus Code: 403\n\n**Error Output**\n```\n403 您的账户已欠费，请充值后重试\n```")
+    expect(f.message).toBe("您的账户已欠费，请充值后重试")
+    expect(c.category).toBe("quota")
+  })
+
+  it("a Python traceback's message is its last exception, and google-api-core's `400 * field` shows the status", () => {
+    const tb = "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n    data = r['result']\nKeyError: 'result'\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File \"app.py\", line 9, in <module>\n    raise RuntimeError(r['error_msg'])\nRuntimeError: Access token expired"
+    expect(failure(tb).f.message).toBe("Access token expired")
+    expect(failure(tb).c.category).toBe("auth_key")
+    expect(failure("    raise Exception(f\"embedding error: {code} - {msg}\")\nException: embedding error: InvalidApiKey - Invalid API-key provided.").c.category).toBe("auth_key")
+    expect(failure("google.api_core.exceptions.InvalidArgument: 400 * GenerateContentRequest.model: unexpected model name format").f.status).toBe(400)
+  })
+
+  it("the Vercel AI SDK's APICallError dump: the body inside responseBody", () => {
+    const { f, c } = failure("AI_APICallError: Invalid model\n    at /srv/node_modules/@ai-sdk/provider-utils/dist/index.mjs:400:14 {\n  url: 'https://api.example-llm.com/v1/chat/completions',\n  statusCode: 404,\n  responseBody: '{\"error\":{\"message\":\"The model `m-1` does not exist\",\"type\":\"invalid_request_error\",\"code\":\"model_not_found\"}}',\n  isRetryable: false\n}")
+    expect(f.status).toBe(404)
+    expect(f.code).toBe("model_not_found")
+    expect(c.category).toBe("model_not_found")
+  })
+
+  it("Rust's Debug of an API error and Qianfan's `code: N, msg:`", () => {
+    expect(failure('Error: ApiError(ApiError { message: "You exceeded your current quota", type: Some("insufficient_quota"), param: None, code: Some("insufficient_quota") })').f.code).toBe("insufficient_quota")
+    const q = failure("qianfan.errors.APIError: api return error, req_id: as-0a1b2c code: 18, msg: Open api qps request limit reached")
+    expect(q.f.code).toBe(18)
+    expect(q.c.category).toBe("rate_limit")
+  })
+
+  it("MiniMax's base_resp envelope, embedded or as the whole line", () => {
+    const a = failure('minimax chat failed: {"base_resp":{"status_code":1004,"status_msg":"authorization failed"}}')
+    expect(a.f.code).toBe(1004)
+    const b = failure('{"id":"","choices":null,"base_resp":{"status_code":1002,"status_msg":"rate limit exceeded(RPM)"}}')
+    expect(b.f.code).toBe(1002)
+    expect(b.c.category).toBe("rate_limit")
+    expect(b.c.rateLimitKind).toBe("RPM")
+    expect(parseRecord('{"id":"abc","choices":[],"base_resp":{"status_code":0,"status_msg":"success"}}')._tag).toBe("Ignored")
+  })
+
+  it("proxies' and botocore's transport wordings, and a model named after 'reached for' without an organization", () => {
+    expect(failure("upstream connect error or disconnect/reset before headers. reset reason: remote connection failure").c.category).toBe("transport")
+    expect(failure('botocore.exceptions.ConnectTimeoutError: Connect timeout on endpoint URL: "https://bedrock-runtime.eu-west-1.amazonaws.com/model/amazon.titan-text-express-v1/invoke"').c.category).toBe("transport")
+    expect(failure("429 Rate limit reached for gpt-4.1-mini. Please try again in 20s.").f.model).toBe("gpt-4.1-mini")
+  })
+
+  it("models named by LiteLLM's 'Received Model Group=' and OpenAI's 'Request too large for'", () => {
+    expect(failure('{"error":{"message":"litellm.RateLimitError: RateLimitError: AzureException - Rate limit exceeded. Received Model Group=gpt-4o-prod\\nAvailable Model Group Fallbacks=None","type":"throttling_error","param":"None","code":"429"}}').f.model).toBe("gpt-4o-prod")
+    expect(failure("openai.RateLimitError: Error code: 429 - Request too large for o3-mini in organization org-x on tokens per min (TPM): Limit 30000").f.model).toBe("o3-mini")
+  })
+
+  it("Go's url.Error and http.Client timeouts, 'returned 500', and a code labelled 错误码", () => {
+    expect(failure('Post "https://llm.internal.example/v1/chat/completions": context deadline exceeded (Client.Timeout exceeded while awaiting headers)').c.category).toBe("transport")
+    expect(failure('Post "http://10.0.0.9:8000/generate": dial tcp 10.0.0.9:8000: connect: connection refused').c.category).toBe("transport")
+    expect(failure("ERROR gateway: upstream returned 503 for request 42").f.status).toBe(503)
+    expect(failure("模型：ernie-4.0，错误码：336103，错误信息：输入内容过长").f.code).toBe(336103)
+  })
+
+  it("a status in a column of a pipe-separated access log (gin) passes the pre-filter; a 200 there is still a success", () => {
+    const { f, c } = failure('[GIN] 2025/05/05 - 10:00:00 | 503 |  12.5ms |  10.0.0.2 | POST     "/v1/chat/completions"')
+    expect(f.status).toBe(503)
+    expect(c.category).toBe("overload")
+    expect(parseRecord('[GIN] 2025/05/05 - 10:00:00 | 200 |  12.5ms |  10.0.0.2 | POST     "/v1/chat/completions"')._tag).toBe("Ignored")
+  })
+
+  it("Anthropic's 'reached your specified API usage limits' is a quota (sent as 400)", () => {
+    expect(failure("Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'You have reached your specified API usage limits. You will regain access on 2026-01-01 at 00:00 UTC.'}}").c.category).toBe("quota")
+  })
+
+  it("a bracketed Chinese sentence at a line's start is the message, not a log tag", () => {
+    expect(failure("[1113][余额不足或无可用资源包，请充值。] (error_code: 1)").c.category).toBe("quota")
+  })
+
+  it("rate-limit kinds named as adjectives, with a slash, per 60 seconds, in Google quota ids and OpenRouter limit names", () => {
+    expect(rateLimitKindOf("Your key has hit its daily limit of 1000 requests")).toBe("RPD")
+    expect(rateLimitKindOf("the hourly request limit of your plan was reached")).toBe("RPH")
+    expect(rateLimitKindOf("exceeded your per-day token quota")).toBe("TPD")
+    expect(rateLimitKindOf("You have exceeded the rate limit of 20 requests/min")).toBe("RPM")
+    expect(rateLimitKindOf("Limit: 30 requests per 60 seconds")).toBe("RPM")
+    expect(rateLimitKindOf("quotaId: GenerateContentInputTokensPerModelPerMinute-FreeTier")).toBe("TPM")
+    expect(rateLimitKindOf("Rate limit exceeded: free-models-per-day")).toBe("RPD")
+    expect(rateLimitKindOf("limit exceeded for output_tokens_per_minute")).toBe("TPM")
+  })
+
+  it("Google's QuotaFailure quotaId outside the message names the limit (JSON details, a Go map print)", () => {
+    const json = failure(`google.genai.errors.ClientError: 429 RESOURCE_EXHAUSTED. {'error': {'code': 429, 'message': 'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.', 'status': 'RESOURCE_EXHAUSTED', 'details': [{'@type': 'type.googleapis.com/google.rpc.QuotaFailure', 'violations': [{'quotaMetric': 'generativelanguage.googleapis.com/generate_content_free_tier_requests', 'quotaId': 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier'}]}]}}`)
+    expect(json.f.limitDetail).toBe("GenerateRequestsPerMinutePerProjectPerModel-FreeTier")
+    expect(json.c.rateLimitKind).toBe("RPM")
+    const goMap = failure("Error 429, Message: You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits., Status: RESOURCE_EXHAUSTED, Details: [map[@type:type.googleapis.com/google.rpc.QuotaFailure violations:[map[quotaId:GenerateContentInputTokensPerModelPerMinute-FreeTier]]]]")
+    expect(goMap.c.rateLimitKind).toBe("TPM")
+  })
+
+  it("a Gemini model path followed by a colon and the message", () => {
+    expect(failure("Vertex call failed for models/gemini-1.5-flash-002: 429 Resource exhausted. Please try again later.").f.model).toBe("gemini-1.5-flash-002")
+  })
+
+  it("wordings that decide a status-less record: expired keys, context length, permissions, daily call caps (English and Chinese)", () => {
+    expect(failure("错误：令牌已过期，请重新生成").c.category).toBe("auth_key")
+    expect(failure("错误：服务器内部错误，请联系管理员").c.category).toBe("server_error")
+    expect(failure("Error: This model's maximum context length is 8192 tokens, you requested 9100 tokens").c.category).toBe("invalid_request")
+    expect(failure("错误：无权限调用该模型").c.category).toBe("permission")
+    expect(failure("Error: your project does not have access to model gpt-image-1").c.category).toBe("permission")
+    const cap = failure("错误：今日调用次数已达上限")
+    expect(cap.c.category).toBe("rate_limit")
+    expect(cap.c.rateLimitKind).toBe("RPD")
+  })
+
+  it("HTTP/2 stream resets and a stream cut before completion are transport failures", () => {
+    expect(failure("http2: stream error: stream ID 7; INTERNAL_ERROR; received from peer").c.category).toBe("transport")
+    expect(failure("ERROR stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)").c.category).toBe("transport")
+  })
+
+  it("a provider's marker is LLM context for a transport failure", () => {
+    expect(failure("volcenginesdkarkruntime: connection reset by peer while reading response").c.category).toBe("transport")
+  })
+})
