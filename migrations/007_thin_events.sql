@@ -12,7 +12,7 @@
 -- series has no reference yet or the delta is not shorter (`delta` = 0).
 --
 -- `events` becomes a view with the columns of 001_core.sql (sample: the plain one, NULL for a
--- delta), so that ad-hoc SQL, the diagnosis queries and old tooling keep reading it; an INSERT
+-- delta; EventStore reads events whole), so that ad-hoc SQL, the diagnosis queries and old tooling keep reading it; an INSERT
 -- into the view (tests, tools writing the old way) stores a thin row with a plain sample.
 
 -- The source labels (file:<path>, webhook, stdin): few, interned.
@@ -47,12 +47,14 @@ CREATE TABLE event_rows (
   seq          INTEGER PRIMARY KEY,        -- rowid: insertion order
   id           TEXT    NOT NULL,
   occurred_at  INTEGER NOT NULL,           -- epoch ms
-  ingested_at  INTEGER NOT NULL,           -- epoch ms
+  ingested_ms  INTEGER NOT NULL,           -- ingested_at - occurred_at (a small number: fewer bytes)
   series       INTEGER NOT NULL,           -- series.id (= event_variants.series of `variant`)
   variant      INTEGER NOT NULL,           -- event_variants.id
   source       INTEGER NOT NULL,           -- event_sources.id
   line         INTEGER,
-  request_id   TEXT,
+  -- the request id, or where it is in `sample` as stored (it usually is: the record names it):
+  -- INTEGER length * 8192 + offset (0-based, in characters)
+  request_id,
   message      TEXT,                       -- NULL: the variant's message; else this event's
   sample       TEXT    NOT NULL,           -- the sample as is, or its delta against series.sample_ref ...
   delta        INTEGER NOT NULL CHECK (delta IN (0, 1)) -- ... when 1
@@ -115,8 +117,8 @@ SELECT json_array(series, severity, retryable, action, code, message IS NULL, en
 FROM moved
 GROUP BY series, severity, retryable, action, code, message IS NULL, endpoint, stream, body_not_json;
 
-INSERT INTO event_rows (seq, id, occurred_at, ingested_at, series, variant, source, line, request_id, message, sample, delta)
-SELECT e.seq, e.id, e.occurred_at, e.ingested_at, m.series, v.id, src.id, e.line, e.request_id,
+INSERT INTO event_rows (seq, id, occurred_at, ingested_ms, series, variant, source, line, request_id, message, sample, delta)
+SELECT e.seq, e.id, e.occurred_at, e.ingested_at - e.occurred_at, m.series, v.id, src.id, e.line, e.request_id,
   CASE WHEN e.message IS v.message THEN NULL ELSE e.message END, e.sample, 0
 FROM events e
   JOIN moved m ON m.seq = e.seq
@@ -130,9 +132,12 @@ DROP TABLE events;
 
 -- The layout of 001_core.sql, read-only but for INSERT (below).
 CREATE VIEW events AS
-SELECT e.seq AS seq, e.id AS id, e.occurred_at AS occurred_at, e.ingested_at AS ingested_at, src.name AS source,
+SELECT e.seq AS seq, e.id AS id, e.occurred_at AS occurred_at, e.occurred_at + e.ingested_ms AS ingested_at,
+  src.name AS source,
   e.line AS line, s.service AS service, s.status AS status, v.code AS code, coalesce(e.message, v.message) AS message, s.model AS model,
-  e.request_id AS request_id, v.endpoint AS endpoint, v.stream AS stream, s.category AS category,
+  CASE WHEN typeof(e.request_id) = 'integer' THEN substr(e.sample, e.request_id % 8192 + 1, e.request_id / 8192)
+    ELSE e.request_id END AS request_id,
+  v.endpoint AS endpoint, v.stream AS stream, s.category AS category,
   s.rate_limit_kind AS rate_limit_kind, v.severity AS severity, v.retryable AS retryable, v.action AS action,
   i.fingerprint AS fingerprint, v.body_not_json AS body_not_json,
   CASE WHEN e.delta = 0 THEN e.sample END AS sample, s.provider AS provider
@@ -163,8 +168,8 @@ BEGIN
   FROM series s WHERE s.key = NEW.fingerprint || CASE WHEN NEW.provider IS NULL
       THEN json_array(NEW.category, NEW.rate_limit_kind, NEW.status, NEW.model, NEW.service)
       ELSE json_array(NEW.category, NEW.rate_limit_kind, NEW.status, NEW.model, NEW.service, NEW.provider) END;
-  INSERT INTO event_rows (id, occurred_at, ingested_at, series, variant, source, line, request_id, message, sample, delta)
-  SELECT NEW.id, NEW.occurred_at, NEW.ingested_at, v.series, v.id, (SELECT id FROM event_sources WHERE name = NEW.source),
+  INSERT INTO event_rows (id, occurred_at, ingested_ms, series, variant, source, line, request_id, message, sample, delta)
+  SELECT NEW.id, NEW.occurred_at, NEW.ingested_at - NEW.occurred_at, v.series, v.id, (SELECT id FROM event_sources WHERE name = NEW.source),
     NEW.line, NEW.request_id, CASE WHEN NEW.message IS v.message THEN NULL ELSE NEW.message END, NEW.sample, 0
   FROM event_variants v
   WHERE v.key = json_array((SELECT id FROM series WHERE key = NEW.fingerprint || CASE WHEN NEW.provider IS NULL

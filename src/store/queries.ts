@@ -15,6 +15,7 @@ import { ACTIVE_MS, badCursor, checkLimit, decodeEventCursor, decodeKeyset, enco
 import { encodeCursor } from "./cursor.js"
 import type { EventPage, Incident, IncidentPage, IncidentsQuery, IngestTotals, ListEventsQuery, ModelSeen } from "./report-shape.js"
 import { decodeDelta } from "./sampleDelta.js"
+import { storedRequestId } from "./write.js"
 
 /** A filter matching more series than this is read from the time index, the series a residual filter. */
 const MERGE_MAX = 32
@@ -22,12 +23,12 @@ const MERGE_MAX = 32
 interface EventRow {
   id: string
   occurred_at: number
-  ingested_at: number
+  ingested_ms: number
   series: number
   variant: number
   source: number
   line: number | null
-  request_id: string | null
+  request_id: string | number | null
   message: string | null
   sample: string
   delta: number
@@ -63,7 +64,7 @@ interface SourceRow {
   head_length: number
 }
 
-const EVENT_COLUMNS = "id, occurred_at, ingested_at, series, variant, source, line, request_id, message, sample, delta"
+const EVENT_COLUMNS = "id, occurred_at, ingested_ms, series, variant, source, line, request_id, message, sample, delta"
 
 const INCIDENT_COLUMNS =
   "id, fingerprint, category, rate_limit_kind, severity, retryable, status, code, model, service, message, action, " +
@@ -240,7 +241,7 @@ export class Queries {
     return {
       id: r.id,
       occurredAt: iso(r.occurred_at),
-      ingestedAt: iso(r.ingested_at),
+      ingestedAt: iso(r.occurred_at + r.ingested_ms),
       source,
       line: r.line,
       service: series.service,
@@ -248,7 +249,7 @@ export class Queries {
       code: v.code,
       message: r.message ?? v.message,
       model: series.model,
-      requestId: r.request_id,
+      requestId: typeof r.request_id === "number" ? storedRequestId(r.sample, r.request_id) : r.request_id,
       endpoint: v.endpoint,
       stream: v.stream,
       category: series.category as Category,

@@ -23,15 +23,17 @@ const MAX_REF = 0xd7fe
 /** A shorter match is cheaper as a literal than as a 3-5 byte copy. */
 const MIN_COPY = 6
 /** Code units of a literal between two searches of the reference. */
-const PROBE_EVERY = 4
+const PROBE_EVERY = 8
+/** A search of the reference starts this far before the current position (fields move a little). */
+const PROBE_BACK = 64
 
 const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff
 const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff
 
-/** Length of the common run of `t` from `i` and `r` from `j`, not ending inside a surrogate pair of `t`. */
-const runLength = (t: string, i: number, r: string, j: number): number => {
+/** Length of the common run of `t` from `i` (up to `end`) and `r` from `j`, not ending inside a surrogate pair of `t`. */
+const runLength = (t: string, i: number, end: number, r: string, j: number): number => {
   let n = 0
-  const max = Math.min(t.length - i, r.length - j, MAX_RUN)
+  const max = Math.min(end - i, r.length - j, MAX_RUN)
   while (n < max && t.charCodeAt(i + n) === r.charCodeAt(j + n)) n++
   if (n > 0 && i + n < t.length && isHigh(t.charCodeAt(i + n - 1))) n--
   return n
@@ -40,9 +42,10 @@ const runLength = (t: string, i: number, r: string, j: number): number => {
 /**
  * The delta of `t` against `ref`, or null when it would not be shorter than `t` (or `ref` is too
  * long to address). Greedy: copy while `t` follows `ref`; where it departs, look for the next
- * MIN_COPY code units of `t` in `ref` (forward first), emitting what is not found as literal.
+ * MIN_COPY code units of `t` in `ref` (from a little before the current position), emitting what
+ * is not found as literal. `t` from `keepFrom` to `keepTo` is kept literal (whole in the delta).
  */
-export const encodeDelta = (t: string, ref: string): string | null => {
+export const encodeDelta = (t: string, ref: string, keepFrom = -1, keepTo = -1): string | null => {
   if (ref.length === 0 || ref.length > MAX_REF || t.length < MIN_COPY) return null
   const out: string[] = []
   let size = 0
@@ -57,17 +60,23 @@ export const encodeDelta = (t: string, ref: string): string | null => {
     }
   }
   while (i < t.length) {
+    // copies stop where the kept part starts and resume after it
+    const end = i < keepFrom ? keepFrom : t.length
+    if (i >= keepFrom && i < keepTo) {
+      i++
+      j++
+      continue
+    }
     // a copy never starts on the second half of a surrogate pair
-    let n = isLow(t.charCodeAt(i)) ? 0 : runLength(t, i, ref, j)
+    let n = isLow(t.charCodeAt(i)) ? 0 : runLength(t, i, end, ref, j)
     // lock-step first (a field of the same length changed: the pointers advance together); a
     // search of the reference every few code units finds where a shifted copy resumes
-    if (n < MIN_COPY && n + i < t.length && i + MIN_COPY <= t.length && (i - lit) % PROBE_EVERY === 0 && !isLow(t.charCodeAt(i))) {
+    if (n < MIN_COPY && n + i < end && i + MIN_COPY <= end && (i - lit) % PROBE_EVERY === 0 && !isLow(t.charCodeAt(i))) {
       const probe = t.slice(i, i + MIN_COPY)
-      let at = ref.indexOf(probe, j)
-      if (at < 0 && j > 0) at = ref.indexOf(probe)
+      const at = ref.indexOf(probe, Math.max(0, j - PROBE_BACK))
       if (at >= 0) {
         j = at
-        n = runLength(t, i, ref, j)
+        n = runLength(t, i, end, ref, j)
       }
     }
     if (n >= MIN_COPY || (n > 0 && i + n === t.length)) {

@@ -78,13 +78,37 @@ function aggregate(w: Written, e: FailureEvent, ms: number, series: Series): voi
 
 /**
  * The sample as stored: [text, 1] a delta against the series' reference, [sample, 0] as is when
- * there is no reference or the delta is not shorter. The delta is checked by decoding it: a
- * sample must come back byte for byte.
+ * there is no reference or the delta is not shorter. The request id is kept whole in the delta
+ * (a literal), so that the row can point at it. The delta is checked by decoding it: a sample
+ * must come back byte for byte.
  */
-const storedSample = (sample: string, ref: string | null): [string, number] => {
+const storedSample = (sample: string, ref: string | null, requestId: string | null): [string, number] => {
   if (ref === null || typeof sample !== "string") return [sample, 0]
-  const d = encodeDelta(sample, ref)
+  const at = requestId === null || requestId === "" ? -1 : sample.indexOf(requestId)
+  const d = at < 0 ? encodeDelta(sample, ref) : encodeDelta(sample, ref, at, at + requestId!.length)
   return d !== null && decodeDelta(d, ref) === sample ? [d, 1] : [sample, 0]
+}
+
+/** A request id found in the stored sample is kept as where it is: length * 8192 + offset. */
+const REQUEST_ID_AT = 8192
+const SURROGATE = /[\ud800-\udfff]/
+
+/**
+ * What event_rows.request_id holds: where the request id is in the stored sample text, or the
+ * id itself. Only where an offset in UTF-16 code units is also one in characters (no surrogate
+ * pair in the text), so that SQL's substr (the `events` view) reads the same id.
+ */
+const requestIdIn = (stored: string, requestId: string): string | bigint => {
+  const at = requestId === "" || typeof stored !== "string" ? -1 : stored.indexOf(requestId)
+  if (at < 0 || at >= REQUEST_ID_AT || SURROGATE.test(stored)) return requestId
+  // a BigInt: better-sqlite3 binds a JS number as REAL (8 bytes)
+  return BigInt(requestId.length * REQUEST_ID_AT + at)
+}
+
+/** The request id a row's INTEGER request_id points at in its stored sample. */
+export const storedRequestId = (stored: string, at: number): string => {
+  const offset = at % REQUEST_ID_AT
+  return stored.slice(offset, offset + Math.floor(at / REQUEST_ID_AT))
 }
 
 export class Writer {
@@ -104,7 +128,7 @@ export class Writer {
     private readonly catalog: Catalog
   ) {
     this.insertEvent = db.prepare(
-      `INSERT INTO event_rows (id, occurred_at, ingested_at, series, variant, source, line, request_id, message, sample, delta)
+      `INSERT INTO event_rows (id, occurred_at, ingested_ms, series, variant, source, line, request_id, message, sample, delta)
        VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (id) DO NOTHING`
     )
     const latest = (col: string) => `${col} = CASE WHEN excluded.last_seen >= last_seen THEN excluded.${col} ELSE ${col} END`
@@ -210,9 +234,10 @@ export class Writer {
         sourceId = catalog.sourceOf(e.source)
       }
       const variant = catalog.variantOf(series, e)
-      const [sample, delta] = storedSample(e.sample, series.sampleRef)
+      const [sample, delta] = storedSample(e.sample, series.sampleRef, e.requestId)
       const message = e.message === variant.message ? null : e.message
-      const changes = insert.run(e.id, ms, ingestedMs, series.id, variant.id, sourceId, e.line, e.requestId, message, sample, delta).changes
+      const requestId = e.requestId === null ? null : requestIdIn(sample, e.requestId)
+      const changes = insert.run(e.id, ms, ingestedMs - ms, series.id, variant.id, sourceId, e.line, requestId, message, sample, delta).changes
       if (changes === 0) {
         w.duplicates++
         continue
