@@ -75,7 +75,7 @@ interface VariantRow {
   body_not_json: number
 }
 
-export const seriesKey = (
+const seriesKey = (
   fingerprint: string,
   category: string,
   kind: string | null,
@@ -293,13 +293,9 @@ export class Catalog {
   // -------------------------------------------------------------------------------------------
   // reading (committed rows)
 
-  /** A committed series by id or by key, from the cache or the database. */
+  /** A committed series by id, from the cache or the database. */
   series(id: number): Series | undefined {
     return this.seriesById.get(id) ?? this.loadSeries(id, undefined)
-  }
-
-  seriesByKeyOf(key: string): Series | undefined {
-    return this.seriesByKey.get(key) ?? this.loadSeries(undefined, key)
   }
 
   /** The series with the reference sample another process may have set since it was cached. */

@@ -33,8 +33,6 @@ export const toMs = (text: string, fallback: number): number => {
 export const sqlCode = (code: number | string | null): SqlCode =>
   typeof code === "number" && Number.isSafeInteger(code) ? BigInt(code) : code
 
-export const bool = (b: boolean | null): number | null => (b === null ? null : b ? 1 : 0)
-
 /** Events are paged by (occurredAt, id), newest first. */
 export const encodeEventCursor = (occurredAtMs: number, id: string): string => encodeCursor("events", [occurredAtMs, id])
 

@@ -5,7 +5,7 @@
  * series, variant and source it names, its sample decoded against the series' reference.
  * `GET /v1/events` pages newest first by (occurredAt, id); a label filter (category, kind,
  * status, model, service, provider) is a set of series, usually a few: each is read through the
- * (series, occurred_at) index and the pages merged here.
+ * (series, occurred_at) index and the pages merged here (newestOf).
  */
 import type BetterSqlite3 from "better-sqlite3"
 import type { Category, FailureEvent, RateLimitKind, Severity } from "../classify/Event.js"
@@ -18,7 +18,7 @@ import { decodeDelta } from "./sampleDelta.js"
 import { storedRequestId } from "./write.js"
 
 /** A filter matching more series than this is read from the time index, the series a residual filter. */
-const MERGE_MAX = 32
+const MERGE_MAX = 256
 
 interface EventRow {
   id: string
@@ -195,12 +195,10 @@ export class Queries {
       .add("service = ?", q.service)
       .add("provider = ?", q.provider)
       .add("status = ?", q.status)
+    const cursor = q.cursor === undefined ? undefined : decodeEventCursor(q.cursor)
     const time = new Where().add("occurred_at >= ?", q.since).add("occurred_at < ?", q.until)
-    if (q.cursor !== undefined) {
-      // (occurred_at, id) < (t, id), spelled so that the occurred_at bound is an index range
-      const [t, id] = decodeEventCursor(q.cursor)
-      time.add("occurred_at <= ? AND (occurred_at < ? OR id < ?)", t, t, id)
-    }
+    // (occurred_at, id) < cursor, spelled so that the occurred_at bound is an index range
+    if (cursor !== undefined) time.add("occurred_at <= ? AND (occurred_at < ? OR id < ?)", cursor[0], cursor[0], cursor[1])
     const order = " ORDER BY occurred_at DESC, id DESC LIMIT ?"
     let rows: EventRow[]
     if (labels.params.length === 0) {
@@ -209,10 +207,7 @@ export class Queries {
       const series = this.statement(`SELECT id FROM series${labels.sql}`).pluck().all(...labels.params) as number[]
       if (series.length === 0) return { events: [], nextCursor: null }
       if (series.length <= MERGE_MAX) {
-        const one = this.statement(`SELECT ${EVENT_COLUMNS} FROM event_rows WHERE series = ?${time.and}${order}`)
-        rows = []
-        for (const s of series) for (const r of one.all(s, ...time.params, limit + 1) as EventRow[]) rows.push(r)
-        if (series.length > 1) rows.sort(newestFirst)
+        rows = this.newestOf(series, q.since, q.until, cursor, limit + 1)
       } else {
         // many series (a wide filter): the time index, the series set as a residual filter
         const sql = `SELECT ${EVENT_COLUMNS} FROM event_rows WHERE +series IN (SELECT value FROM json_each(?))${time.and}${order}`
@@ -226,6 +221,49 @@ export class Queries {
       nextCursor = encodeEventCursor(last.occurred_at, last.id)
     }
     return { events: rows.map((r) => this.toEvent(r)), nextCursor }
+  }
+
+  /**
+   * The newest `n` rows of some series within [since, until) and before the cursor, newest first.
+   * Each series is a range of the (series, occurred_at) index: the positions of its newest rows
+   * are read from the index alone, merged here, and only the page's rows are read whole. The
+   * index does not hold the id that orders rows of one millisecond: the rows of the cursor's
+   * millisecond and of the page's last one are read whole, all of them.
+   */
+  private newestOf(series: ReadonlyArray<number>, since: number | undefined, until: number | undefined, cursor: readonly [number, string] | undefined, n: number): EventRow[] {
+    const set = JSON.stringify(series)
+    const inSet = "series IN (SELECT value FROM json_each(?))"
+    const page: EventRow[] = []
+    let upper = until
+    if (cursor !== undefined) {
+      const [t, id] = cursor
+      if ((since === undefined || t >= since) && (until === undefined || t < until)) {
+        const sql = `SELECT ${EVENT_COLUMNS} FROM event_rows WHERE ${inSet} AND occurred_at = ? AND id < ? ORDER BY id DESC LIMIT ?`
+        for (const r of this.statement(sql).all(set, t, id, n) as EventRow[]) page.push(r)
+      }
+      upper = upper === undefined ? t : Math.min(upper, t)
+      if (page.length >= n) return page
+    }
+    const need = n - page.length
+    const time = new Where().add("occurred_at >= ?", since).add("occurred_at < ?", upper)
+    const newest = this.statement(`SELECT occurred_at AS t, seq FROM event_rows WHERE series = ?${time.and} ORDER BY occurred_at DESC LIMIT ?`)
+    const found: Array<{ t: number; seq: number }> = []
+    for (const s of series) for (const k of newest.all(s, ...time.params, need) as Array<{ t: number; seq: number }>) found.push(k)
+    found.sort((a, b) => b.t - a.t)
+    let chosen = found
+    const rest: EventRow[] = []
+    if (found.length >= need) {
+      // the page ends inside millisecond `last`: every row of it competes by id
+      const last = found[need - 1]!.t
+      chosen = found.filter((k) => k.t > last)
+      const sql = `SELECT ${EVENT_COLUMNS} FROM event_rows WHERE ${inSet} AND occurred_at = ?`
+      for (const r of this.statement(sql).all(set, last) as EventRow[]) rest.push(r)
+    }
+    const bySeq = this.statement(`SELECT ${EVENT_COLUMNS} FROM event_rows WHERE seq IN (SELECT value FROM json_each(?))`)
+    for (const r of bySeq.all(JSON.stringify(chosen.map((k) => k.seq))) as EventRow[]) rest.push(r)
+    rest.sort(newestFirst)
+    for (const r of rest.slice(0, need)) page.push(r)
+    return page
   }
 
   /** The event of a thin row: its series' labels, its variant's fields, its own sample. */

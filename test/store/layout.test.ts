@@ -117,6 +117,25 @@ describe("thin event rows: the new layout", () => {
     expect(store.getEvent(fresh.id)).toEqual(fresh)
   })
 
+  it("pages a filter over several series through shared milliseconds: every event once, by (occurredAt, id) desc", () => {
+    const { store } = openStore()
+    const events = Array.from({ length: 240 }, (_, i) => ev({ at: T0 + (i % 13) * 1000, model: `m-${i % 4}`, service: `s-${i % 3}` }))
+    store.commit([batch(events)])
+    for (const [filter, pred] of [
+      [{ service: "s-1" }, (e: FailureEvent) => e.service === "s-1"],
+      [{ category: "rate_limit" as const, since: T0 + 2000, until: T0 + 11_000 }, (e: FailureEvent) => Date.parse(e.occurredAt) >= T0 + 2000 && Date.parse(e.occurredAt) < T0 + 11_000]
+    ] as const) {
+      const seen: string[] = []
+      let cursor: string | undefined
+      do {
+        const page = store.listEvents({ ...filter, limit: 7, cursor })
+        seen.push(...page.events.map((e) => e.id))
+        cursor = page.nextCursor ?? undefined
+      } while (cursor !== undefined)
+      expect(seen).toEqual(events.filter(pred).sort(newestFirst).map((e) => e.id))
+    }
+  })
+
   it("delta codec: round trips, never splits a surrogate pair, declines when not shorter", () => {
     const ref = "2026-11-21T10:00:00Z 😀 request_id=abc-123 HTTP 429 {\"message\":\"rate limited\"}"
     const cases = [
