@@ -124,6 +124,7 @@ export class Queries {
   private readonly selectSameFailure: BetterSqlite3.Statement
   /** Statements whose SQL depends on which filters are given (GET /v1/events, incidents), prepared once each. */
   private readonly dynamic = new Map<string, BetterSqlite3.Statement>()
+  private readonly pools = new Map<string, BetterSqlite3.Statement[]>()
 
   constructor(
     private readonly db: BetterSqlite3.Database,
@@ -226,7 +227,7 @@ export class Queries {
   /**
    * The newest `n` rows of some series within [since, until) and before the cursor, newest first.
    * Each series is a range of the (series, occurred_at) index: the positions of its newest rows
-   * are read from the index alone, merged here, and only the page's rows are read whole. The
+   * are read from the index alone, merged here newest first, and only the page's rows are read whole. The
    * index does not hold the id that orders rows of one millisecond: the rows of the cursor's
    * millisecond and of the page's last one are read whole, all of them.
    */
@@ -246,16 +247,28 @@ export class Queries {
     }
     const need = n - page.length
     const time = new Where().add("occurred_at >= ?", since).add("occurred_at < ?", upper)
-    const newest = this.statement(`SELECT occurred_at AS t, seq FROM event_rows WHERE series = ?${time.and} ORDER BY occurred_at DESC LIMIT ?`)
-    const found: Array<{ t: number; seq: number }> = []
-    for (const s of series) for (const k of newest.all(s, ...time.params, need) as Array<{ t: number; seq: number }>) found.push(k)
-    found.sort((a, b) => b.t - a.t)
-    let chosen = found
+    // a lazy k-way merge: one iterator per series (a statement each: one iterates at a time), the
+    // newest head taken until the page is full, so about need + k index entries are read
+    const pool = this.pool(`SELECT occurred_at AS t, seq FROM event_rows WHERE series = ?${time.and} ORDER BY occurred_at DESC LIMIT ?`, series.length)
+    const its = series.map((s, i) => pool[i]!.iterate(s, ...time.params, need) as IterableIterator<{ t: number; seq: number }>)
+    let chosen: Array<{ t: number; seq: number }> = []
+    try {
+      const heads = its.map((it) => it.next().value as { t: number; seq: number } | undefined)
+      while (chosen.length < need) {
+        let best = -1
+        for (let i = 0; i < heads.length; i++) if (heads[i] !== undefined && (best < 0 || heads[i]!.t > heads[best]!.t)) best = i
+        if (best < 0) break
+        chosen.push(heads[best]!)
+        heads[best] = its[best]!.next().value as { t: number; seq: number } | undefined
+      }
+    } finally {
+      for (const it of its) it.return?.()
+    }
     const rest: EventRow[] = []
-    if (found.length >= need) {
+    if (chosen.length === need) {
       // the page ends inside millisecond `last`: every row of it competes by id
-      const last = found[need - 1]!.t
-      chosen = found.filter((k) => k.t > last)
+      const last = chosen[need - 1]!.t
+      chosen = chosen.filter((k) => k.t > last)
       const sql = `SELECT ${EVENT_COLUMNS} FROM event_rows WHERE ${inSet} AND occurred_at = ?`
       for (const r of this.statement(sql).all(set, last) as EventRow[]) rest.push(r)
     }
@@ -300,6 +313,14 @@ export class Queries {
       provider: series.provider,
       sample: r.delta === 1 ? decodeDelta(r.sample, series.sampleRef!) : r.sample
     }
+  }
+
+  /** `k` statements of one SQL, for queries that must run side by side (newestOf). */
+  private pool(sql: string, k: number): ReadonlyArray<BetterSqlite3.Statement> {
+    let p = this.pools.get(sql)
+    if (p === undefined) this.pools.set(sql, (p = []))
+    while (p.length < k) p.push(this.db.prepare(sql))
+    return p
   }
 
   private statement(sql: string): BetterSqlite3.Statement {
