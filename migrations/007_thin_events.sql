@@ -79,11 +79,15 @@ SELECT fingerprint, category, rate_limit_kind, severity, retryable, status, code
 FROM events WHERE fingerprint NOT IN (SELECT fingerprint FROM incidents)
 GROUP BY fingerprint;
 
-CREATE TEMP TABLE series_labels AS
-  SELECT s.id AS id, i.fingerprint AS fingerprint, s.category AS category, s.rate_limit_kind AS rate_limit_kind,
-    s.status AS status, s.model AS model, s.service AS service, s.provider AS provider
+-- the series with their labels, to find an event's series (the key is JSON made in JS: not rebuilt here)
+CREATE TEMP TABLE series_labels (
+  id INTEGER PRIMARY KEY, fingerprint TEXT, category TEXT, rate_limit_kind TEXT, status INTEGER, model TEXT,
+  service TEXT, provider TEXT,
+  UNIQUE (fingerprint, category, rate_limit_kind, status, model, service, provider)
+);
+INSERT OR IGNORE INTO series_labels
+  SELECT s.id, i.fingerprint, s.category, s.rate_limit_kind, s.status, s.model, s.service, s.provider
   FROM series s JOIN incidents i ON i.id = s.incident;
-CREATE INDEX temp.series_labels_key ON series_labels (fingerprint, category, rate_limit_kind, status, model, service, provider);
 
 INSERT INTO series (key, incident, category, rate_limit_kind, status, model, service, provider)
 SELECT DISTINCT e.fingerprint || CASE WHEN e.provider IS NULL
@@ -97,7 +101,7 @@ WHERE NOT EXISTS (SELECT 1 FROM series_labels l WHERE l.fingerprint = e.fingerpr
 ON CONFLICT (key) DO NOTHING;
 
 DELETE FROM series_labels;
-INSERT INTO series_labels
+INSERT OR IGNORE INTO series_labels
   SELECT s.id, i.fingerprint, s.category, s.rate_limit_kind, s.status, s.model, s.service, s.provider
   FROM series s JOIN incidents i ON i.id = s.incident;
 
