@@ -13,6 +13,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { loadMigrations, type Migration } from "../src/store/Database.js"
 
 export interface BenchResult {
   name: string
@@ -88,6 +89,12 @@ const hookExit = (): void => {
 }
 
 /** A fresh temp folder, removed by `removeTempDir` or at exit. */
+/**
+ * The schema a plain-loop baseline writes to: the layout before thin event rows (migrations
+ * 001-006), one wide `events` table with its indexes, as a simple program would store failures.
+ */
+export const plainLayout = (): ReadonlyArray<Migration> => loadMigrations().filter((m) => m.version < 7)
+
 export const makeTempDir = (prefix: string): string => {
   hookExit()
   const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix))

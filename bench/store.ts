@@ -17,7 +17,7 @@ import type { Category, FailureEvent, RateLimitKind, Severity } from "../src/cla
 import type { IngestBatch } from "../src/sources/Batch.js"
 import { openDatabase } from "../src/store/Database.js"
 import { EventStore } from "../src/store/EventStore.js"
-import type { BenchResult } from "./common.js"
+import { type BenchResult, plainLayout } from "./common.js"
 
 
 const HOUR = 3_600_000
@@ -158,7 +158,7 @@ const tempDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), "faultline-b
 
 /** The plain loop: the same rows into the same events table, one INSERT per row, batch = one transaction. */
 const baselineCommit = (file: string, events: ReadonlyArray<FailureEvent>, batch: number): number => {
-  const db = openDatabase(file)
+  const db = openDatabase(file, plainLayout())
   const insert = db.prepare(
     `INSERT INTO events (id, occurred_at, ingested_at, source, line, service, status, code, message, model, request_id,
        endpoint, stream, category, rate_limit_kind, severity, retryable, action, fingerprint, body_not_json, sample)

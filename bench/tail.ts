@@ -43,6 +43,7 @@ import {
   makeTempDir,
   memoryOf,
   note,
+  plainLayout,
   ratioOf,
   removeTempDir,
   rng,
@@ -377,7 +378,7 @@ export interface PlainLoopOptions {
 
 /** The plain loop: returns lines read and rows inserted. */
 export const plainLoop = (file: string, dbFile: string, opts: PlainLoopOptions = {}): { lines: number; failures: number } => {
-  const db = openDatabase(dbFile)
+  const db = openDatabase(dbFile, plainLayout())
   const insert = db.prepare(EVENT_SQL)
   const upsert = opts.aggregate === true ? db.prepare(INCIDENT_UPSERT_SQL) : null
   const upsertCalls = db.prepare(

@@ -35,6 +35,7 @@ import {
   isMain,
   makeTempDir,
   note,
+  plainLayout,
   ratioOf,
   removeTempDir,
   round,
@@ -82,7 +83,7 @@ const EVENT_SQL =
 const KIND_RE = /\b(RPM|RPH|RPD|TPM|TPD|IPM|IPD)\b/
 
 const baselineServer = (dbFile: string): void => {
-  const db: BetterSqlite3.Database = openDatabase(dbFile)
+  const db: BetterSqlite3.Database = openDatabase(dbFile, plainLayout())
   const insert = db.prepare(EVENT_SQL)
   const count = db.prepare("SELECT count(*) FROM events").pluck()
   const server = http.createServer((req, res) => {

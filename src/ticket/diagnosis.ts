@@ -4,7 +4,7 @@
  * `<API_KEY>`); the same request with another model; whether the failure also hits other
  * models; the proxy hint for transport failures and non-JSON bodies.
  *
- * `buildDiagnosis` is pure; `diagnosisContext` asks the `events` table what it needs.
+ * `buildDiagnosis` is pure; `diagnosisContext` asks the stored events (event_rows by series) what it needs.
  *
  * "A model that succeeded recently in the same service" is the healthiest other model by the
  * calls counted in the hour up to the event (successes seen, the lowest failure ratio). Where no
@@ -162,7 +162,7 @@ const at = (e: FailureEvent): number => {
   return Number.isNaN(t) ? instantMs(e.ingestedAt) : t
 }
 
-/** What the `events` table says around the event (see the header for the approximations). */
+/** What the stored events say around the event (see the header for the approximations). */
 export const diagnosisContext = (db: BetterSqlite3.Database, e: FailureEvent): DiagnosisContext => {
   const t = at(e)
   const params = {
@@ -176,24 +176,26 @@ export const diagnosisContext = (db: BetterSqlite3.Database, e: FailureEvent): D
     dayAgo: t - DAY,
     to: t + HOUR
   }
+  // The labels are on the (few) series: each matching series' events are an index range of
+  // event_rows (series, occurred_at); CROSS JOIN keeps SQLite from scanning the time range first.
   const affected = statement(
     db,
-    `SELECT model FROM events
-     WHERE category = @category AND occurred_at BETWEEN @hourAgo AND @to
-       AND rate_limit_kind IS @kind AND status IS @status AND code IS @code AND service IS @service
-       AND model IS NOT NULL AND model IS NOT @model
-     GROUP BY model ORDER BY MAX(occurred_at) DESC LIMIT 20`
+    `SELECT s.model FROM series s CROSS JOIN event_rows e ON e.series = s.id JOIN event_variants v ON v.id = e.variant
+     WHERE s.category = @category AND s.rate_limit_kind IS @kind AND s.status IS @status AND s.service IS @service
+       AND s.model IS NOT NULL AND s.model IS NOT @model
+       AND e.occurred_at BETWEEN @hourAgo AND @to AND v.code IS @code
+     GROUP BY s.model ORDER BY MAX(e.occurred_at) DESC LIMIT 20`
   )
     .pluck()
     .all(params) as Array<string>
   const other = statement(
     db,
-    `SELECT model FROM events
-     WHERE service IS @service AND occurred_at BETWEEN @dayAgo AND @to
-       AND model IS NOT NULL AND model IS NOT @model
-     GROUP BY model
-     HAVING SUM(category = 'model_not_found') = 0 AND SUM(category = @category AND occurred_at >= @hourAgo) = 0
-     ORDER BY MAX(occurred_at) DESC LIMIT 1`
+    `SELECT s.model FROM series s CROSS JOIN event_rows e ON e.series = s.id
+     WHERE s.service IS @service AND s.model IS NOT NULL AND s.model IS NOT @model
+       AND e.occurred_at BETWEEN @dayAgo AND @to
+     GROUP BY s.model
+     HAVING SUM(s.category = 'model_not_found') = 0 AND SUM(s.category = @category AND e.occurred_at >= @hourAgo) = 0
+     ORDER BY MAX(e.occurred_at) DESC LIMIT 1`
   )
     .pluck()
     .get({ service: params.service, model: params.model, category: params.category, dayAgo: params.dayAgo, hourAgo: params.hourAgo, to: params.to }) as

@@ -36,7 +36,8 @@ const event = (k: number, at: number): FailureEvent => ({
   action: "back off and retry",
   fingerprint: `fp-${k % 5}`,
   bodyNotJson: false,
-  sample: JSON.stringify({ k, error: { message: "x".repeat(900) } }),
+  // ~1 KB that differs from event to event (a repeated body would be stored as a delta of a few bytes)
+  sample: JSON.stringify({ k, error: { message: Array.from({ length: 130 }, (_, j) => ((k * 2654435761 + j * 40503) >>> 0).toString(36)).join(" ") } }),
   provider: null
 })
 

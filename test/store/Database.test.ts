@@ -25,7 +25,7 @@ describe("Database migrations", () => {
     const known = loadMigrations()
     expect(rows.map((r) => r.version)).toEqual(known.map((m) => m.version))
     expect(rows[0]).toMatchObject({ version: 1, name: "001_core.sql" })
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')").pluck().all() as string[]
     for (const t of ["events", "incidents", "sources", "ingest_counters", "series", "buckets_minute", "buckets_hour", "buckets_day", "timeline_minute", "timeline_hour"]) {
       expect(tables).toContain(t)
     }
