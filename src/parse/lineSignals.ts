@@ -49,7 +49,8 @@ const SIGNAL_WORDS: ReadonlyArray<string | readonly [word: string, after: string
   "invalid", "insufficient", "refused", "reset", ["reject", "(?!ions\\b)"], "realname", "real-name", "real name",
   "timeout", "timedout", "timed out", "time-out", "too many", "too large", ["tls", "\\b"], "unavailable",
   "unauthori", "unreachable", "overload", "busy", "balance", "bad gateway", "quota", "credit", "certificate", "ssl",
-  "hang up", "proxy", "payment required", "again", "not found", "authorization required"
+  "hang up", "proxy", "payment required", "again", "not found", "authorization required", "incorrect", "suspended",
+  "arrear", "overdue", "high traffic", "not active"
 ]
 
 const wordOf = (w: (typeof SIGNAL_WORDS)[number]): string => (typeof w === "string" ? w : w[0])

@@ -7,7 +7,7 @@ import { isAlnum, isDigit } from "./draft.js"
 import { leftKeyword, lineStartStatus, rightReason } from "./extract/statusText.js"
 
 /** The failure words in Chinese: their own test, since a non-ASCII class under /i is slow. */
-const SIGNAL_CJK_RE = /[错失异限超繁余实存拒额]|非法|认证|饱和|不可用|无可用|无效|欠费/
+const SIGNAL_CJK_RE = /[错失异限超繁余实存拒额]|非法|认证|饱和|不可用|无可用|无效|欠费|过期|用尽|权限|未授权/
 
 const STATUS_DIGITS_RE = /\b[45]\d\d\b/g
 
