@@ -138,14 +138,22 @@ export const startDaemon = async (opts: StartOptions = {}): Promise<Daemon> => {
       return { code, ms: Date.now() - t0 }
     }
   }
+  // Ready when THIS daemon says it listens (its start-up line) and /readyz answers: a free port
+  // can be taken by another test's server between freePort() and the bind, and then /readyz
+  // alone would be answered by that one. A port lost that way is picked again.
+  let lostPort = false
   await waitFor(
     `faultline to be ready on ${url} (stderr: ${err.slice(-500)})`,
     async () => {
-      if (proc.exitCode !== null) throw new Error(`faultline exited with ${proc.exitCode}: ${err}${out.slice(-2000)}`)
+      if (proc.exitCode !== null) {
+        if (opts.port === undefined && /EADDRINUSE/.test(out + err)) return (lostPort = true)
+        throw new Error(`faultline exited with ${proc.exitCode}: ${err}${out.slice(-2000)}`)
+      }
+      if (!out.includes("faultline listening on")) return false
       const r = await fetch(url + "/readyz").catch(() => null)
       return r?.status === 200
     },
     30_000
   )
-  return d
+  return lostPort ? startDaemon(opts.dir === undefined ? { ...opts, dir } : opts) : d
 }
