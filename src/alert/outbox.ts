@@ -7,6 +7,7 @@
  * Plain functions over the better-sqlite3 handle (called inside the callers' transactions),
  * plus the `Outbox` service that wakes the relay when rows were added.
  */
+import { percent } from "../store/report-shape.js"
 import type BetterSqlite3 from "better-sqlite3"
 import { Context, Effect, Layer, Option, Queue } from "effect"
 import { randomBytes } from "node:crypto"
@@ -101,9 +102,6 @@ const labelText = (labels: Readonly<Record<string, string | null>>, skip: Readon
     .filter(([k, v]) => !skip.includes(k) && v !== null && v !== "")
     .map(([k, v]) => `${k}=${v}`)
     .join(", ")
-
-/** 0.125 -> "12.5%". */
-export const percent = (ratio: number): string => `${Math.round(ratio * 1000) / 10}%`
 
 /** One line saying what happened, shared by the receivers (Slack text, PagerDuty summary, ...). */
 export const describe = (n: Notification): string => {

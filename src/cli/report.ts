@@ -5,7 +5,7 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { parseInstantOrAgo } from "../config/duration.js"
-import { EventStore, type Report } from "../store/EventStore.js"
+import { EventStore, percent, type Report } from "../store/EventStore.js"
 import { completeReport } from "../alert/summary.js"
 import { runtimeError, usageError } from "./CliError.js"
 import { choiceOption, configOption, loadConfigOrFail, withDatabase } from "./common.js"
@@ -18,7 +18,7 @@ const url = Options.text("url").pipe(Options.withDescription("Ask a running daem
 const token = Options.text("token").pipe(Options.withDescription("API token for --url (default: FAULTLINE_API_TOKEN)"), Options.optional)
 
 /** failures / calls as a percentage; "-" where no call was counted. */
-const ratioText = (r: number | null): string => (r === null ? "-" : `${(Math.round(r * 1000) / 10).toFixed(1)}%`)
+const ratioText = (r: number | null): string => (r === null ? "-" : percent(r, true))
 
 export const renderReport = (r: Report): string => {
   const lines: string[] = []

@@ -12,7 +12,7 @@
  * The routes of the detail pages are in pageRoutes.ts.
  */
 import type { Category, FailureEvent } from "../classify/Event.js"
-import type { Incident, Report } from "../store/EventStore.js"
+import { type Incident, percent, type Report } from "../store/EventStore.js"
 import type { Ticket } from "../ticket/Ticket.js"
 
 export interface PageExtras {
@@ -111,8 +111,8 @@ const timelineSvg = (timeline: Report["timeline"]): string => {
 </svg>`
 }
 
-/** 0.125 -> "12.5%". */
-const pct = (r: number | null): string => (r === null ? "–" : `${(Math.round(r * 1000) / 10).toFixed(1)}%`)
+/** A ratio as the page writes it: "12.5%", "–" where no call was counted. */
+const pct = (r: number | null): string => (r === null ? "–" : percent(r, true))
 
 /** The category with the most failures of a model in the window. */
 const worstCategory = (byCategory: Partial<Record<Category, number>>): Category | null => {

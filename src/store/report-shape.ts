@@ -41,6 +41,15 @@ export interface ReportQuery {
   readonly model?: string | undefined
 }
 
+/**
+ * A failure ratio as a percentage with one decimal (0.125 -> "12.5%"), as the report, the page,
+ * the CLI, alerts and the diagnosis write it; `fixed` keeps a trailing ".0" for table columns.
+ */
+export const percent = (ratio: number, fixed = false): string => {
+  const p = Math.round(ratio * 1000) / 10
+  return `${fixed ? p.toFixed(1) : p}%`
+}
+
 /** Key of `byStatus` for events without an HTTP status (transport failures). */
 export const NO_STATUS = "none"
 

@@ -17,7 +17,7 @@
  */
 import type BetterSqlite3 from "better-sqlite3"
 import { Data, Effect } from "effect"
-import { EventStore } from "../store/EventStore.js"
+import { EventStore, percent } from "../store/EventStore.js"
 import { type FailureEvent, instantMs } from "../classify/Event.js"
 import { Database, statement } from "../store/Database.js"
 import { CallCounts, type ModelHealth } from "../store/CallCounts.js"
@@ -100,8 +100,8 @@ export const orderedHealth = (health: ReadonlyArray<ModelHealth>, model: string 
 ]
 
 /** "12 of 140 calls failed (8.6%)". */
-const healthText = (h: ModelHealth): string => `${h.model ?? "(no model)"}: ${h.failed} of ${h.calls} calls failed (${percentOf(h.failureRatio)})`
-const percentOf = (r: number | null): string => (r === null ? "-" : `${Math.round(r * 1000) / 10}%`)
+const healthText = (h: ModelHealth): string =>
+  `${h.model ?? "(no model)"}: ${h.failed} of ${h.calls} calls failed (${h.failureRatio === null ? "-" : percent(h.failureRatio)})`
 
 /** The model-health sentence of a summary: the event's model, then the service's others. */
 const healthSummary = (health: ReadonlyArray<ModelHealth>, model: string | null): string => {

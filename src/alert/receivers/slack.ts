@@ -4,7 +4,8 @@
  * Pure. Limits respected: header 150 chars, section text 3000, field 2000, at most 10 fields.
  */
 import type { Receiver } from "../../config/Config.js"
-import { describe, type EncodeContext, type EncodedRequest, type Notification, percent } from "../outbox.js"
+import { percent } from "../../store/report-shape.js"
+import { describe, type EncodeContext, type EncodedRequest, type Notification } from "../outbox.js"
 
 const cut = (s: string, max: number): string => (s.length <= max ? s : `${s.slice(0, max - 1)}…`)
 /** Slack mrkdwn needs &, < and > escaped in user text. */
