@@ -30,6 +30,11 @@ export function setClassifyRules(rules: ReadonlyArray<ClassifyRule>): void {
   version++
 }
 
+/** The rules in force. */
+export function classifyRules(): ReadonlyArray<ClassifyRule> {
+  return active
+}
+
 /** Changes whenever the rules do. */
 export function rulesVersion(): number {
   return version

@@ -9,6 +9,8 @@ import * as path from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
 import type { IngestBatch } from "../../src/sources/Batch.js"
 import { replayFile, runTailer } from "../../src/sources/tail/Tailer.js"
+import { setClassifyRules } from "../../src/classify/rules.js"
+import { compileUserPattern } from "../../src/config/userPattern.js"
 import {
   append,
   appendLines,
@@ -18,6 +20,7 @@ import {
   infoLine,
   MemoryStore,
   rid,
+  ridOf,
   type LogEntry,
   type Running,
   SCAN_MODES,
@@ -60,6 +63,44 @@ const keyOf = (file: string): string => {
 
 describe.each(SCAN_MODES)("tailer (%s)", (_mode, workerFile) => {
   beforeAll(() => useScanMode(workerFile))
+  it("a failure storm from the start of a file: every failure once, with its own line, the classify.rules in force on whichever thread parses", async () => {
+    // 12 k failures: batches end at the scanner's candidate bound, and the scan worker parses
+    // the batch it holds ready while this thread commits (the rest is parsed here)
+    const message = compileUserPattern("tpm limit reached")
+    if (typeof message === "string") throw new Error(message)
+    setClassifyRules([{ name: "busy-is-overload", match: { status: 429, code: 50603, message }, category: "overload" }])
+    try {
+      const dir = tempDir()
+      const file = path.join(dir, "app.log")
+      const expected: Array<string> = []
+      const lines: Array<string> = []
+      const lineOf = new Map<string, number>()
+      for (let i = 0; i < 16_000; i++) {
+        const id = rid()
+        if (i % 4 === 3) lines.push(infoLine(id))
+        else {
+          expected.push(id)
+          lines.push(failLine(id))
+          lineOf.set(id, i + 1)
+        }
+      }
+      appendLines(file, lines)
+      const store = new MemoryStore()
+      await start(store, { cwd: dir, specs: [{ path: "*.log", startAt: "beginning" }], tuning: { maxBatchLines: 50_000 } })
+      await waitFor("every failure of the storm", () => store.events.size >= expected.length, 60_000)
+      await waitFor("every line counted", () => store.linesRead === lines.length, 60_000)
+      expectExactly(store, expected)
+      expect(store.ignored).toBe(lines.length - expected.length)
+      for (const e of store.events.values()) {
+        expect(e.line).toBe(lineOf.get(ridOf(e)))
+        expect(e).toMatchObject({ source: `file:${file}`, category: "overload", status: 429 })
+      }
+      expect(store.batches).toBeGreaterThan(2)
+    } finally {
+      setClassifyRules([])
+    }
+  })
+
   it("reads every line of a burst: the tail of a burst is not left unread", async () => {
     const dir = tempDir()
     const file = path.join(dir, "app.log")

@@ -61,6 +61,17 @@ export interface Scan {
    * own), the record's service (null: none), model and provider.
    */
   readonly calls: ReadonlyArray<CallCount>
+  /**
+   * Records the scan worker has parsed already (they come before `records`, which holds the
+   * rest): their events, without `source` (the tailer's reader sets it), and how many of them
+   * were not failed calls (a successful call among them is in `calls`).
+   */
+  readonly parsed?: ParsedPart
+}
+
+export interface ParsedPart {
+  readonly events: ReadonlyArray<FailureEvent>
+  readonly ignored: number
 }
 
 export interface RecordReaderOptions {
@@ -76,12 +87,22 @@ export interface RecordReaderOptions {
 export interface ScannerOptions {
   /** Identity of the file (`dev:ino`): the candidates' id hashes are derived from it. */
   readonly key: string
+  /** Service of the source (config `tail[].service`), for the records the scan worker parses. */
+  readonly service?: string | null
   readonly chunkSize?: number
   readonly maxLineBytes?: number
 }
 
 /** Bytes of an over-long line skipped per `readFrom` before it returns (`more`). */
 const SKIP_PER_READ = 8 * 1024 * 1024
+
+/**
+ * A scan ends at this many candidates, or this many characters of them, whichever comes first,
+ * even short of its line limit: in a failure storm three lines of four are candidates, and a
+ * 50 k-line batch of events in flight (scanned, parsed, being committed) held tens of MB.
+ */
+export const SCAN_MAX_CANDIDATES = 4096
+export const SCAN_MAX_CANDIDATE_CHARS = 2 * 1024 * 1024
 
 /** Lines -> records -> the records worth parsing. */
 export class RecordScanner {
@@ -92,6 +113,8 @@ export class RecordScanner {
   private skipped = 0
   private lines = 0
   private calls = new CallTally()
+  /** Characters of the candidates in the current scan. */
+  private candidateChars = 0
   /** The lines pushed that have `lineSignals`, oldest first from `signalHead`: number, then flags. */
   private signalLines: number[] = []
   private signalHead = 0
@@ -107,7 +130,7 @@ export class RecordScanner {
    */
   pump(maxLines: number): boolean {
     const splitter = this.splitter
-    while (this.lines < maxLines) {
+    while (!this.isFull(maxLines)) {
       const line = splitter.advance()
       if (line === null) return false
       const done = this.push(line)
@@ -160,6 +183,11 @@ export class RecordScanner {
     return this.lines
   }
 
+  /** The current scan has `maxLines` lines, or as many candidates as a scan may hold. */
+  isFull(maxLines: number): boolean {
+    return this.lines >= maxLines || this.records.length >= SCAN_MAX_CANDIDATES || this.candidateChars >= SCAN_MAX_CANDIDATE_CHARS
+  }
+
   /** A record is started but not known to be complete. */
   get hasPending(): boolean {
     return this.assembler.resumePoint() !== null
@@ -175,6 +203,7 @@ export class RecordScanner {
     this.records = []
     this.skipped = 0
     this.lines = 0
+    this.candidateChars = 0
     return scan
   }
 
@@ -186,6 +215,7 @@ export class RecordScanner {
     this.calls = new CallTally()
     this.skipped = 0
     this.lines = 0
+    this.candidateChars = 0
     this.signalLines = []
     this.signalHead = 0
   }
@@ -226,6 +256,7 @@ export class RecordScanner {
       }
       // the same bytes read again (a replay of a tailed file) get the same id; other bytes at the
       // same offset (the file was truncated and rewritten) get another one
+      this.candidateChars += record.text.length
       this.records.push({
         text: record.text,
         line: record.line,
@@ -239,38 +270,38 @@ export class RecordScanner {
   }
 }
 
-/** Scans in, a batch of events out: what the tailer hands to the store with a position. */
-export class EventBatcher {
-  source: string
-  private events: FailureEvent[] = []
-  private ignored = 0
-  private lines = 0
+/**
+ * Candidates -> events: parse, classify, the deterministic id. The batcher runs it on what the
+ * scanner hands over; the scan worker runs it too, on the batch it holds ready, while it would
+ * otherwise wait for the tailer to ask for it.
+ */
+export class CandidateParser {
   private ingestedMs = -1
   private ingestedAt = ""
-  private readonly calls = new CallTally()
 
-  constructor(private readonly opts: RecordReaderOptions) {
-    this.source = opts.source
-  }
+  constructor(
+    /** `file:<path>`; the scan worker parses with "" (the reader sets the source). */
+    public source: string,
+    private readonly service: string | null
+  ) {}
 
-  /** Parse and classify the records of `scan` into the batch. */
-  absorb(scan: Scan, nowMs: number): void {
-    this.lines += scan.lines
-    this.ignored += scan.skipped
-    const { service } = this.opts
-    // a call without a time of its own happened about when it was read
-    for (const c of scan.calls) this.calls.add(c.minute === -1 ? minuteOf(nowMs) : c.minute, c.service ?? service, c.model, c.provider, c.ok, c.failed)
-    if (scan.records.length === 0) return
+  /**
+   * Parse `records[from, to)` read at `nowMs`: events into `events`, a successful call among the
+   * rest into `calls`. Returns how many were not failed calls.
+   */
+  parse(records: ReadonlyArray<Candidate>, from: number, to: number, nowMs: number, events: FailureEvent[], calls: CallTally): number {
     if (nowMs !== this.ingestedMs) {
       this.ingestedMs = nowMs
       this.ingestedAt = new Date(nowMs).toISOString()
     }
-    for (const record of scan.records) {
+    let ignored = 0
+    for (let i = from; i < to; i++) {
+      const record = records[i]!
       const r = recordToEvent(record.text, {
         source: this.source,
         line: record.line,
         ingestedAt: this.ingestedAt,
-        defaultService: service,
+        defaultService: this.service,
         truncated: record.truncated,
         prefiltered: true,
         idFor: (occurredAt) => {
@@ -278,18 +309,54 @@ export class EventBatcher {
           return eventIdAt(record.idHash, Number.isFinite(t) ? t : nowMs)
         }
       })
-      if ("event" in r) this.events.push(r.event)
+      if ("event" in r) events.push(r.event)
       else {
-        this.ignored++
+        ignored++
         // a successful call with a failure word in it (`"rateLimitRemaining": 90`, `req-2err2c03`)
-        this.countCall(record.text, nowMs)
+        const call = callOf(record.text)
+        if (call !== null) calls.add(minuteOf(call.occurredAt ?? nowMs), call.service ?? this.service, call.model, call.provider, 1)
       }
     }
+    return ignored
+  }
+}
+
+/** Scans in, a batch of events out: what the tailer hands to the store with a position. */
+export class EventBatcher {
+  private events: FailureEvent[] = []
+  private ignored = 0
+  private lines = 0
+  private readonly calls = new CallTally()
+  private readonly parser: CandidateParser
+
+  constructor(private readonly opts: RecordReaderOptions) {
+    this.parser = new CandidateParser(opts.source, opts.service)
   }
 
-  private countCall(text: string, nowMs: number): void {
-    const call = callOf(text)
-    if (call !== null) this.calls.add(minuteOf(call.occurredAt ?? nowMs), call.service ?? this.opts.service, call.model, call.provider, 1)
+  get source(): string {
+    return this.parser.source
+  }
+
+  set source(source: string) {
+    this.parser.source = source
+  }
+
+  /** Take the events the scan worker parsed, parse and classify the rest of `scan` into the batch. */
+  absorb(scan: Scan, nowMs: number): void {
+    this.lines += scan.lines
+    this.ignored += scan.skipped
+    const { service } = this.opts
+    // a call without a time of its own happened about when it was read
+    for (const c of scan.calls) this.calls.add(c.minute === -1 ? minuteOf(nowMs) : c.minute, c.service ?? service, c.model, c.provider, c.ok, c.failed)
+    if (scan.parsed !== undefined) {
+      const source = this.parser.source
+      for (const e of scan.parsed.events) {
+        ;(e as { source: string }).source = source
+        this.events.push(e)
+      }
+      this.ignored += scan.parsed.ignored
+    }
+    if (scan.records.length > 0) this.ignored += this.parser.parse(scan.records, 0, scan.records.length, nowMs, this.events, this.calls)
   }
 
   /** Lines in the batch so far. */

@@ -11,7 +11,8 @@ import { fileURLToPath } from "node:url"
 import { Worker } from "node:worker_threads"
 import { EventBatcher, type Position, type ReadBatch, type RecordReaderOptions, RecordScanner } from "./FileReader.js"
 import { ioSync, TailIoError } from "./io.js"
-import type { ScanCall, ScanReply, ScanState } from "./scanProtocol.js"
+import { classifyRules } from "../../classify/rules.js"
+import { type ScanCall, type ScanReply, type ScanState, workerDataOf } from "./scanProtocol.js"
 
 export interface TailReader {
   /** `file:<path>`: follows the file's path (a rotated file keeps its events' source). */
@@ -172,7 +173,7 @@ export class ScanWorker {
     if (this.worker !== null) return this.worker
     // a small young generation: the worker makes a string per line, all short-lived, and the
     // default semi-spaces would hold tens of MB of them between scavenges
-    const w = new Worker(this.file, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB } })
+    const w = new Worker(this.file, { workerData: workerDataOf(classifyRules()), resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB } })
     w.unref()
     w.on("message", (r: ScanReply) => {
       const p = this.pending.get(r.seq)
@@ -287,8 +288,8 @@ export class RemoteReader implements TailReader {
       if (this.openAt !== null) {
         const at = this.openAt
         this.known = true
-        const { key, chunkSize, maxLineBytes } = this.opts
-        yield* this.worker.request({ op: "open", id: this.id, fd: this.fd, start: at, scanner: { key, chunkSize, maxLineBytes } }, this.file)
+        const { key, service, chunkSize, maxLineBytes } = this.opts
+        yield* this.worker.request({ op: "open", id: this.id, fd: this.fd, start: at, scanner: { key, service, chunkSize, maxLineBytes } }, this.file)
         this.openAt = null
       }
       // the read asked for ahead of time answers a read; before anything else it is taken first

@@ -3,6 +3,7 @@
  * in order; every answer carries the scanner's state as of that answer, which is what the
  * tailer commits with the events of the scans it has received.
  */
+import type { ClassifyRule } from "../../classify/rules.js"
 import type { Position, Scan, ScannerOptions } from "./FileReader.js"
 
 export type ScanRequest =
@@ -36,3 +37,32 @@ export type ScanReply =
 
 /** A request before the client numbers it. */
 export type ScanCall = ScanRequest extends infer R ? (R extends ScanRequest ? Omit<R, "seq"> : never) : never
+
+/** A `classify.rules` entry as it crosses to the worker: its message pattern as source text. */
+type RuleData = Omit<ClassifyRule, "match"> & { readonly match: Omit<ClassifyRule["match"], "message"> & { readonly message?: string } }
+
+/** The worker's `workerData`: the `classify.rules` in force, which the worker's parser uses too. */
+export interface ScanWorkerData {
+  readonly rules: ReadonlyArray<RuleData>
+}
+
+export const workerDataOf = (rules: ReadonlyArray<ClassifyRule>): ScanWorkerData => ({
+  rules: rules.map((r) => ({ ...r, match: { ...r.match, message: r.match.message?.source } }))
+})
+
+/**
+ * The rules of `workerDataOf`, compiled again (they compiled when the config loaded). The
+ * pattern engine is loaded only when a rule has a pattern.
+ */
+export const rulesFromWorkerData = async (data: unknown): Promise<ClassifyRule[]> => {
+  const rules = (data as ScanWorkerData | undefined)?.rules ?? []
+  if (rules.length === 0) return []
+  const { compileUserPattern } = await import("../../config/userPattern.js")
+  return rules.map((r) => {
+    const { message, ...match } = r.match
+    if (message === undefined) return { ...r, match }
+    const pattern = compileUserPattern(message)
+    if (typeof pattern === "string") throw new Error(`classify.rules: ${r.name}: ${pattern}`)
+    return { ...r, match: { ...match, message: pattern } }
+  })
+}

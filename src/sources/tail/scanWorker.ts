@@ -1,16 +1,23 @@
 /**
  * The scan worker: reads tailed files (by the descriptors the tailer opened) and turns bytes
- * into lines, records and pre-filtered records on its own thread, while the main thread parses
- * the few records that may be failures and writes to SQLite. On a backlog this half sees every
- * byte and the other half only the failures; split this way the two threads carry similar loads.
+ * into lines, records and pre-filtered records on its own thread, while the main thread writes
+ * to SQLite.
  *
  * After answering a `read` that stopped at its line limit, it scans up to AHEAD more batches of
  * that size, a few thousand lines per turn of its event loop (so that a request is answered
- * within milliseconds), and answers the next reads from those.
+ * within milliseconds), and answers the next reads from those. With a batch scanned ahead and
+ * nothing else to do, it parses that batch's candidates, a few at a time, until the tailer asks
+ * for it; the tailer parses whatever is left. The work shares itself out: on an ordinary log the
+ * scan of every byte keeps this thread busy and the main thread parses the few failures; in a
+ * failure storm the scan is quick, and this thread parses most of them while the main thread
+ * commits.
  */
-import { parentPort } from "node:worker_threads"
-import { type Position, RecordScanner, type Scan } from "./FileReader.js"
-import type { ScanReply, ScanRequest, ScanState } from "./scanProtocol.js"
+import { parentPort, workerData } from "node:worker_threads"
+import type { FailureEvent } from "../../classify/Event.js"
+import { setClassifyRules } from "../../classify/rules.js"
+import { CallTally } from "../Batch.js"
+import { CandidateParser, type Position, RecordScanner, type Scan } from "./FileReader.js"
+import { rulesFromWorkerData, type ScanReply, type ScanRequest, type ScanState } from "./scanProtocol.js"
 
 /**
  * Batches scanned ahead of the reads, at most. One is enough since the tailer asks for the next
@@ -23,12 +30,27 @@ const AHEAD = 1
  * meanwhile waits for the turn to end, so a turn must be short.
  */
 const TURN_LINES = 4096
+/** Candidates parsed per turn of the event loop while waiting (~1-3 ms). */
+const TURN_RECORDS = 64
+
+// the daemon's `classify.rules`, which decide before the built-in catalogue here too
+setClassifyRules(await rulesFromWorkerData(workerData))
+
+/** A batch scanned ahead, and how far its candidates are parsed. */
+interface Ready {
+  readonly state: ScanState
+  parsed: number
+  readonly events: FailureEvent[]
+  ignored: number
+  readonly calls: CallTally
+}
 
 interface Scanned {
   readonly fd: number
   readonly scanner: RecordScanner
+  readonly parser: CandidateParser
   /** Whole batches scanned ahead, oldest first; what the scanner holds comes after them. */
-  readonly ready: ScanState[]
+  readonly ready: Ready[]
   /** Line limit of the last read: the size of the batches scanned ahead. */
   maxLines: number
   /** Bytes arrived while scanning ahead, not yet reported. */
@@ -50,37 +72,79 @@ const stateOf = (f: Scanned, more: boolean, gotData: boolean): ScanState => ({
   gotData
 })
 
+const readyOf = (state: ScanState): Ready => ({ state, parsed: 0, events: [], ignored: 0, calls: new CallTally() })
+
+/** Parse up to `n` more candidates of `r`; true when all are parsed. */
+const parseSome = (f: Scanned, r: Ready, n: number): boolean => {
+  const records = r.state.scan.records
+  const to = Math.min(records.length, r.parsed + n)
+  if (to > r.parsed) r.ignored += f.parser.parse(records, r.parsed, to, Date.now(), r.events, r.calls)
+  r.parsed = to
+  return to === records.length
+}
+
+/** A batch scanned ahead as an answer: what is parsed as events, the rest as candidates. */
+const answerOf = (r: Ready): ScanState => {
+  if (r.parsed === 0) return r.state
+  const scan = r.state.scan
+  const calls = r.calls.take()
+  return {
+    ...r.state,
+    scan: {
+      records: r.parsed === scan.records.length ? [] : scan.records.slice(r.parsed),
+      skipped: scan.skipped,
+      lines: scan.lines,
+      calls: calls.length === 0 ? scan.calls : [...scan.calls, ...calls],
+      parsed: { events: r.events, ignored: r.ignored }
+    }
+  }
+}
+
 /** Everything scanned ahead and what the scanner holds, as one answer (flush, finish). */
 const drained = (f: Scanned): ScanState => {
   const last = stateOf(f, false, f.gotData)
   f.gotData = false
   if (f.ready.length === 0) return last
-  const scans: Scan[] = [...f.ready.map((s) => s.scan), last.scan]
-  const gotData = f.ready.some((s) => s.gotData) || last.gotData
+  // the batches ahead are parsed to the end, so that the events stay in the order of the records
+  for (const r of f.ready) parseSome(f, r, Infinity)
+  const scans: Scan[] = [...f.ready.map((r) => answerOf(r).scan), last.scan]
+  const gotData = f.ready.some((r) => r.state.gotData) || last.gotData
   f.ready.length = 0
   return {
     ...last,
     gotData,
     scan: {
-      records: scans.flatMap((s) => s.records),
+      records: last.scan.records,
       skipped: scans.reduce((n, s) => n + s.skipped, 0),
       lines: scans.reduce((n, s) => n + s.lines, 0),
-      calls: scans.flatMap((s) => s.calls)
+      calls: scans.flatMap((s) => s.calls),
+      parsed: { events: scans.flatMap((s) => s.parsed?.events ?? []), ignored: scans.reduce((n, s) => n + (s.parsed?.ignored ?? 0), 0) }
     }
   }
 }
 
-/** Scan a turn's worth of lines ahead, and schedule the next turn while there is room and more to read. */
-const scanAhead = (id: number, f: Scanned): void => {
+/**
+ * One turn of work ahead of the reads: scan a turn's worth of lines while there is room for a
+ * batch ahead and more to read; else parse a few candidates of the batch ahead. Schedules the
+ * next turn while there is work.
+ */
+const workAhead = (id: number, f: Scanned): void => {
   f.scheduled = false
-  if (files.get(id) !== f || f.error !== null || f.ready.length >= AHEAD) return
+  if (files.get(id) !== f || f.error !== null) return
+  if (f.ready.length >= AHEAD) {
+    const r = f.ready.find((b) => b.parsed < b.state.scan.records.length)
+    if (r === undefined) return
+    parseSome(f, r, TURN_RECORDS)
+    schedule(id, f)
+    return
+  }
   try {
     const { more, gotData } = f.scanner.readFrom(f.fd, Math.min(f.maxLines, f.scanner.scanned + TURN_LINES))
     f.gotData ||= gotData
     // the end: what was read stays in the scanner, for the next read to go on from
     if (!more) return
-    if (f.scanner.scanned >= f.maxLines) {
-      f.ready.push(stateOf(f, true, f.gotData))
+    if (f.scanner.isFull(f.maxLines)) {
+      f.ready.push(readyOf(stateOf(f, true, f.gotData)))
       f.gotData = false
     }
   } catch (e) {
@@ -91,9 +155,9 @@ const scanAhead = (id: number, f: Scanned): void => {
 }
 
 const schedule = (id: number, f: Scanned): void => {
-  if (f.scheduled || f.ready.length >= AHEAD) return
+  if (f.scheduled) return
   f.scheduled = true
-  setImmediate(scanAhead, id, f)
+  setImmediate(workAhead, id, f)
 }
 
 const closed = (seq: number): ScanReply => ({
@@ -109,7 +173,16 @@ const closed = (seq: number): ScanReply => ({
 
 const handle = (req: ScanRequest): ScanReply => {
   if (req.op === "open") {
-    const f: Scanned = { fd: req.fd, scanner: new RecordScanner(req.start, req.scanner), ready: [], maxLines: 1, gotData: false, error: null, scheduled: false }
+    const f: Scanned = {
+      fd: req.fd,
+      scanner: new RecordScanner(req.start, req.scanner),
+      parser: new CandidateParser("", req.scanner.service ?? null),
+      ready: [],
+      maxLines: 1,
+      gotData: false,
+      error: null,
+      scheduled: false
+    }
     files.set(req.id, f)
     return { seq: req.seq, ok: true, ...stateOf(f, false, false) }
   }
@@ -136,7 +209,7 @@ const handle = (req: ScanRequest): ScanReply => {
   const ready = f.ready.shift()
   if (ready !== undefined) {
     schedule(req.id, f)
-    return { seq: req.seq, ok: true, ...ready }
+    return { seq: req.seq, ok: true, ...answerOf(ready) }
   }
   const { more, gotData } = f.scanner.readFrom(f.fd, req.maxLines)
   const reply: ScanReply = { seq: req.seq, ok: true, ...stateOf(f, more, gotData || f.gotData) }
