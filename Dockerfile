@@ -8,6 +8,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY bench ./bench
+COPY scripts ./scripts
 COPY migrations ./migrations
 RUN npm ci --no-audit --no-fund \
     && npm prune --omit=dev

@@ -19,10 +19,11 @@ const newest = (dir: string): number => {
 
 export default function setup(): void {
   const built = path.join(root, "dist/src/main.js")
-  const stale = !fs.existsSync(built) || Math.max(newest(path.join(root, "src")), newest(path.join(root, "bench"))) > fs.statSync(built).mtimeMs
+  const stale = !fs.existsSync(built) || Math.max(newest(path.join(root, "src")), newest(path.join(root, "bench")), newest(path.join(root, "scripts"))) > fs.statSync(built).mtimeMs
   if (stale) {
     try {
       execFileSync(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" })
+      execFileSync(process.execPath, [path.join(root, "scripts/bundle.mjs")], { cwd: root, stdio: "inherit" })
     } catch {
       // `npm ci` (prepare) fails hard on a broken build; here the tests that need dist/ will say so
       console.warn("global-setup: the build reported errors; tests that run dist/ may fail")

@@ -4,22 +4,11 @@
  * message entries by category behind one combined pattern each, so a record costs a few Map
  * look-ups and at most one regex test per category that can still change its verdict.
  */
-import { readdirSync } from "node:fs"
-import { fileURLToPath } from "node:url"
 import type { Category } from "../classify/Event.js"
+import { loadFamilies } from "./load.js"
 import type { CatalogEntry, EntryMatch, ProviderFamily } from "./types.js"
 
 export type { CatalogEntry, ProviderFamily } from "./types.js"
-
-const PROVIDERS_DIR = new URL("./providers/", import.meta.url)
-
-const isModule = (name: string): boolean => (name.endsWith(".js") || name.endsWith(".ts")) && !name.endsWith(".d.ts")
-
-async function loadFamilies(): Promise<ProviderFamily[]> {
-  const names = readdirSync(fileURLToPath(PROVIDERS_DIR)).filter(isModule).sort()
-  const mods = await Promise.all(names.map((n) => import(new URL(n, PROVIDERS_DIR).href) as Promise<{ default: ProviderFamily }>))
-  return mods.map((m) => m.default)
-}
 
 /** Every family, sorted by id. */
 export const families: ReadonlyArray<ProviderFamily> = await loadFamilies()
