@@ -49,7 +49,8 @@ export const repoRoot = (() => {
 })()
 
 /** The built CLI (`npx tsc -p tsconfig.build.json` first). */
-export const cliPath = path.join(repoRoot, "dist/src/main.js")
+/** The daemon the benches run; FL_BENCH_CLI picks another build of it (an A/B of two builds). */
+export const cliPath = process.env.FL_BENCH_CLI ?? path.join(repoRoot, "dist/src/main.js")
 
 /** The built JS file of bench `name` (dist/bench/<name>.js). */
 export const builtBench = (name: string): string => path.join(repoRoot, "dist/bench", `${name}.js`)

@@ -116,19 +116,22 @@ export async function run(): Promise<Array<BenchResult>> {
     const plain = (label: string, from: string) => {
       const dbFile = path.join(dir, `baseline-${label}.db`)
       const t0 = performance.now()
+      const c0 = process.cpuUsage()
       const r = plainLoop(from, dbFile, { aggregate: true })
       const s = (performance.now() - t0) / 1000
+      const c = process.cpuUsage(c0)
+      const cpu = (c.user + c.system) / 1e6
       const bytes = dbBytes(dbFile)
       removeDb(dbFile)
-      note(`storm: plain loop (${label}) ${r.lines} lines, ${r.failures} rows in ${round(s, 2)} s, ${bytes} db bytes`)
+      note(`storm: plain loop (${label}) ${r.lines} lines, ${r.failures} rows in ${round(s, 2)} s (CPU ${round(cpu, 2)} s), ${bytes} db bytes`)
       if (r.lines !== log.lines) throw new Error(`plain loop read ${r.lines} lines, ${log.lines} were written`)
       if (r.failures !== log.failures) throw new Error(`plain loop found ${r.failures} failures, ${log.failures} were written`)
-      return { ...r, s, bytes }
+      return { ...r, s, cpu, bytes }
     }
     const before = plain("before", file)
 
     const d = await runDaemon(dir, file, log, timeoutMs, { fileBeforeStart: true })
-    note(`storm: faultline ${d.lines} lines, ${d.failures} failures in ${round(d.seconds, 2)} s (ready after ${round(d.readySeconds, 2)} s), VmHWM ${round(d.peakRssMb)} MB`)
+    note(`storm: faultline ${d.lines} lines, ${d.failures} failures in ${round(d.seconds, 2)} s (ready after ${round(d.readySeconds, 2)} s), VmHWM ${round(d.peakRssMb)} MB, CPU ${round(d.cpuSeconds, 2)} s (all threads)`)
     // every failure stored once: rows, distinct ids and distinct request ids all equal the failures written
     const check = new BetterSqlite3(d.dbPath, { readonly: true, fileMustExist: true })
     const stored = check.prepare("SELECT count(*) AS n, count(DISTINCT id) AS ids, count(DISTINCT request_id) AS reqs FROM events").get() as { n: number; ids: number; reqs: number }
@@ -149,6 +152,7 @@ export async function run(): Promise<Array<BenchResult>> {
     return [
       { name: `storm: faultline daemon lines/s incl. start-up (${tag})`, value: Math.round(lps), unit: "lines/s", baseline: Math.round(baseLps), ratio: ratioOf(lps, baseLps), goal: "ratio >= 1.0", met: lps / baseLps >= 1.0 },
       { name: "storm: faultline daemon failures/s incl. start-up", value: Math.round(fps), unit: "failures/s", baseline: Math.round(baseFps), ratio: ratioOf(fps, baseFps) },
+      { name: "storm: CPU time, every thread, incl. start-up (baseline: the plain loop's)", value: round(d.cpuSeconds, 2), unit: "s", baseline: round((before.cpu + after.cpu) / 2, 2), ratio: ratioOf(d.cpuSeconds, (before.cpu + after.cpu) / 2) },
       { name: "storm: daemon spawn to /readyz (inside the time above)", value: round(d.readySeconds, 2), unit: "s", baseline: round(d.seconds, 2), ratio: ratioOf(d.readySeconds, d.seconds) },
       { name: "storm: failures stored once / written (events rows; distinct ids, request ids)", value: stored.n, unit: "events", baseline: log.failures, ratio: ratioOf(stored.n, log.failures, 4), goal: "= written", met: once },
       { name: "storm: faultline daemon peak RSS (VmHWM)", value: round(d.peakRssMb, 1), unit: "MB", goal: "<= 150 MB", met: d.peakRssMb <= 150 },

@@ -499,6 +499,8 @@ export interface DaemonRun {
   readonly idleRssMb: number
   readonly peakRssMb: number
   readonly sampledPeakRssMb: number
+  /** The daemon's CPU time when the clock stopped (start-up included). */
+  readonly cpuSeconds: number
   readonly reportLinesRead: number
   readonly reportTotal: number
   /** The report's calls (failed and successful) over the run. */
@@ -514,6 +516,20 @@ export interface DaemonOptions {
 }
 
 /** The built daemon tailing `<dir>/logs/*.log` from the beginning, `generated` moved there as app.log. */
+/**
+ * CPU time (user + system, every thread) a process has used, from /proc: on a machine shared with
+ * other work, wall time says how fast; CPU time says how much work, which is steadier.
+ */
+export const cpuSecondsOf = (pid: number): number => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(f[11]) + Number(f[12])) / 100
+  } catch {
+    return NaN
+  }
+}
+
 export const runDaemon = async (dir: string, generated: string, expect: Pick<GeneratedLog, "lines" | "failures">, timeoutMs: number, opts: DaemonOptions = {}): Promise<DaemonRun> => {
   const logs = path.join(dir, "logs")
   fs.mkdirSync(logs, { recursive: true })
@@ -567,6 +583,7 @@ export const runDaemon = async (dir: string, generated: string, expect: Pick<Gen
       }
     }
     const memory = mem.stop()
+    const cpuSeconds = cpuSecondsOf(daemon.pid)
     const report = await fetchJson<{ total: number; calls: number; ingest: { linesRead: number } }>(`${daemon.url}/v1/report?since=30d`)
     return {
       seconds: (tFailures - t0) / 1000,
@@ -578,6 +595,7 @@ export const runDaemon = async (dir: string, generated: string, expect: Pick<Gen
       idleRssMb: idle?.rssMb ?? NaN,
       peakRssMb: memory.hwmMb,
       sampledPeakRssMb: memory.peakRssMb,
+      cpuSeconds,
       reportLinesRead: report.ingest.linesRead,
       reportTotal: report.total,
       reportCalls: report.calls

@@ -239,8 +239,14 @@ export class Writer {
     let failures = 0
     let sourceName: string | undefined
     let sourceId = 0
+    // a batch's events were read at one instant: its text read once
+    let ingestedAt: string | undefined
+    let ingestedMs = now
     for (const e of events) {
-      const ingestedMs = toMs(e.ingestedAt, now)
+      if (e.ingestedAt !== ingestedAt) {
+        ingestedAt = e.ingestedAt
+        ingestedMs = toMs(ingestedAt, now)
+      }
       const ms = toMs(e.occurredAt, ingestedMs)
       const series = catalog.seriesOf(seriesKeyOf(e), e, ms)
       if (e.source !== sourceName) {

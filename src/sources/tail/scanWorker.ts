@@ -30,6 +30,8 @@ const AHEAD = 1
  * meanwhile waits for the turn to end, so a turn must be short.
  */
 const TURN_LINES = 4096
+/** Batches ahead, at most, once those ahead are parsed (the tailer commits slower than this thread scans and parses). */
+const AHEAD_PARSED = 2
 /** Candidates parsed per turn of the event loop while waiting (~1-3 ms). */
 const TURN_RECORDS = 64
 
@@ -133,10 +135,13 @@ const workAhead = (id: number, f: Scanned): void => {
   if (files.get(id) !== f || f.error !== null) return
   if (f.ready.length >= AHEAD) {
     const r = f.ready.find((b) => b.parsed < b.state.scan.records.length)
-    if (r === undefined) return
-    parseSome(f, r, TURN_RECORDS)
-    schedule(id, f)
-    return
+    if (r !== undefined) {
+      parseSome(f, r, TURN_RECORDS)
+      schedule(id, f)
+      return
+    }
+    // everything ahead is parsed and the tailer is still busy committing: scan one more
+    if (f.ready.length >= AHEAD_PARSED) return
   }
   try {
     const { more, gotData } = f.scanner.readFrom(f.fd, Math.min(f.maxLines, f.scanner.scanned + TURN_LINES))
