@@ -31,5 +31,6 @@ EXPOSE 8787
 # Binding to 0.0.0.0 requires an API token: pass FAULTLINE_API_TOKEN at run time.
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.FAULTLINE_PORT||8787)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-ENTRYPOINT ["node", "dist/src/main.js"]
+# through its #! line, which carries the daemon's V8 flags
+ENTRYPOINT ["./dist/src/main.js"]
 CMD ["serve"]

@@ -49,6 +49,13 @@ export const repoRoot = (() => {
 })()
 
 /** The built CLI (`npx tsc -p tsconfig.build.json` first). */
+/** The node flags on a script's `#!/usr/bin/env -S node <flags>` line. */
+export const shebangFlags = (file: string): string[] => {
+  const first = fs.readFileSync(file, "utf8").slice(0, 200).split("\n")[0]!
+  const m = /^#!\S*env -S node(.*)$/.exec(first)
+  return m === null ? [] : m[1]!.split(/\s+/).filter((a) => a !== "")
+}
+
 /** The daemon the benches run; FL_BENCH_CLI picks another build of it (an A/B of two builds). */
 export const cliPath = process.env.FL_BENCH_CLI ?? path.join(repoRoot, "dist/src/main.js")
 
@@ -203,7 +210,8 @@ export const startDaemon = async (dir: string, config: Record<string, unknown>, 
     JSON.stringify({ database: { path: dbPath }, ...config, http: { host: "127.0.0.1", port, ...((config.http as object) ?? {}) } }, null, 2)
   )
   // e.g. FL_BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the daemon
-  const nodeArgs = (process.env.FL_BENCH_DAEMON_NODE_ARGS ?? "").split(/\s+/).filter((a) => a !== "")
+  // the flags of the CLI's `#!/usr/bin/env -S node …` line: the daemon runs as `npm start` runs it
+  const nodeArgs = [...shebangFlags(cliPath), ...(process.env.FL_BENCH_DAEMON_NODE_ARGS ?? "").split(/\s+/).filter((a) => a !== "")]
   const proc = spawnTracked(process.execPath, [...nodeArgs, cliPath, "serve", "--config", configPath], {
     cwd: dir,
     env: { ...process.env, FAULTLINE_LOG_LEVEL: process.env.FL_BENCH_DAEMON_LOG_LEVEL ?? "info", ...env },

@@ -101,7 +101,7 @@ const SKIP_PER_READ = 8 * 1024 * 1024
  * even short of its line limit: in a failure storm three lines of four are candidates, and a
  * 50 k-line batch of events in flight (scanned, parsed, being committed) held tens of MB.
  */
-export const SCAN_MAX_CANDIDATES = 4096
+export const SCAN_MAX_CANDIDATES = 2048
 export const SCAN_MAX_CANDIDATE_CHARS = 2 * 1024 * 1024
 
 /** Lines -> records -> the records worth parsing. */
