@@ -33,7 +33,10 @@ function hasStatusSignal(text: string): boolean {
   STATUS_DIGITS_RE.lastIndex = 0
   while (STATUS_DIGITS_RE.test(text)) {
     const i = STATUS_DIGITS_RE.lastIndex - 3
-    if (isStatusLikeNumber(text, i) && (leftKeyword(text, i, true) || rightReason(text, i + 3) || lineStartStatus(text, i) || afterHttpVersion(text, i))) {
+    if (
+      isStatusLikeNumber(text, i) &&
+      (leftKeyword(text, i, true) || rightReason(text, i + 3) || lineStartStatus(text, i) || afterHttpVersion(text, i) || leftCue(text, i) || afterRequestTarget(text, i))
+    ) {
       return true
     }
   }
@@ -70,4 +73,51 @@ function afterHttpVersion(text: string, i: number): boolean {
   if (!isDigit(text.charCodeAt(j))) return false
   if (text.charCodeAt(j - 1) === 46 /* . */) j -= 2
   return j >= 5 && text.startsWith("HTTP/", j - 5)
+}
+
+/** The word that ends at `end` (ASCII letters), lower-cased; "" when there is none. */
+function wordBefore(text: string, end: number): string {
+  let j = end
+  while (j > 0 && j > end - 12 && isAsciiLetter(text.charCodeAt(j - 1))) j--
+  return j === end || isAlnum(text.charCodeAt(j - 1)) ? "" : text.slice(j, end).toLowerCase()
+}
+
+const isAsciiLetter = (c: number): boolean => (c | 32) >= 97 && (c | 32) <= 122
+
+/** The start of the spaces (1 to 4) before `i`, or -1. */
+function spacesBefore(text: string, i: number): number {
+  let j = i
+  while (j > 0 && i - j < 4 && (text.charCodeAt(j - 1) === 32 || text.charCodeAt(j - 1) === 9)) j--
+  return j === i ? -1 : j
+}
+
+/** `got 429`, `received 503`, `status was 500`, `code of 404`: how clients and wrappers say it. */
+function leftCue(text: string, i: number): boolean {
+  const sp = spacesBefore(text, i)
+  if (sp === -1) return false
+  const w = wordBefore(text, sp)
+  if (w === "got" || w === "received" || w === "returns" || w === "returning") return true
+  if (w !== "was" && w !== "is" && w !== "of") return false
+  const sp2 = spacesBefore(text, sp - w.length)
+  if (sp2 === -1) return false
+  const w2 = wordBefore(text, sp2)
+  return w2 === "status" || w2 === "code"
+}
+
+const METHODS = new Set(["get", "post", "put", "patch", "delete"])
+
+/** An access log without the HTTP version: `POST https://host/v1/chat/completions 429`, `GET /v1/models 401`. */
+function afterRequestTarget(text: string, i: number): boolean {
+  const sp = spacesBefore(text, i)
+  if (sp === -1) return false
+  let j = sp
+  while (j > 0 && sp - j <= 500) {
+    const c = text.charCodeAt(j - 1)
+    if (c === 32 || c === 9 || c === 34 || c === 39) break
+    j--
+  }
+  const target = text.charCodeAt(j)
+  if (j === sp || (target !== 47 /* / */ && !text.startsWith("http", j))) return false
+  const sp2 = spacesBefore(text, j)
+  return sp2 !== -1 && METHODS.has(wordBefore(text, sp2))
 }

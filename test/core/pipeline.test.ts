@@ -229,7 +229,12 @@ describe("the pre-filter (hasFailureSignal)", () => {
     ["a Chinese status word", "调用失败，状态码：403"],
     ["a failure word", "connect ECONNREFUSED 10.0.0.7:443"],
     ["a service body whatever its wording", '{"code":20015,"message":"The parameter is not right","data":null}'],
-    ["a reason phrase alone", "Payment Required"]
+    ["a reason phrase alone", "Payment Required"],
+    ["`got` before the number", "WARNING openai request got 429, backing off"],
+    ["`received` before the number", "llm client received 503 for attempt 2"],
+    ["`status was` before the number", "the upstream status was 502 after 30 s"],
+    ["an access log without the HTTP version", "POST https://res1.openai.azure.com/openai/deployments/gpt4-eastus/chat/completions?api-version=2024-02-01 429"],
+    ["a path and a status", "10:00:01 GET /v1/models 401 3ms"]
   ])("lets %s through", (_what, text) => {
     expect(hasFailureSignal(text)).toBe(true)
   })
@@ -240,7 +245,9 @@ describe("the pre-filter (hasFailureSignal)", () => {
     ["a number in prose", "2026-11-21 10:00:00,120 WARN  [gc] runtime - heap used 456 MB of 2048 MB"],
     ["a count in parentheses", "processed batch 7 (423 items) in 12ms"],
     ["a Node.js async stack frame", "    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)"],
-    ["a token count in JSON", '{"level":30,"promptTokens":450,"msg":"chat completion ok"}']
+    ["a token count in JSON", '{"level":30,"promptTokens":450,"msg":"chat completion ok"}'],
+    ["a size that is a number", "batch size was 500 rows"],
+    ["a path and a count", "GET /v1/models took 450 ms"]
   ])("stops %s", (_what, text) => {
     expect(hasFailureSignal(text)).toBe(false)
   })
