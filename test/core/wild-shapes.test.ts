@@ -206,3 +206,98 @@ describe("shape families of the wild corpus", () => {
     expect(failure("volcenginesdkarkruntime: connection reset by peer while reading response").c.category).toBe("transport")
   })
 })
+
+describe("shape families of the wild2 corpus (made-up lines of each shape)", () => {
+  it("rate-limit wordings without a status: `Rate limited`, `TooManyRequests`, `too frequent`, `temporarily limiting requests`", () => {
+    expect(failure("Rate limited by the API (over the per-minute limit). Retrying in 12.5 second(s)...").c.category).toBe("rate_limit")
+    expect(failure("warn: Acme.Llm.Client[0] Attempt 2 of 3 failed. Reason: TooManyRequests. Will retry after 4000ms").c.category).toBe("rate_limit")
+    expect(failure("Rate Limit Error: Request too frequent, please try again later").c.category).toBe("rate_limit")
+    expect(failure("API Error: Server is temporarily limiting requests · Rate limited").c.category).toBe("rate_limit")
+  })
+
+  it("a count of rate-limited accounts is not a rate limit", () => {
+    expect(parseRecord("[2026-01-01T10:00:00.000Z] [SUCCESS] [Pool] Accounts: 4 total, 4 available, 0 rate-limited, 0 invalid")._tag).toBe("Ignored")
+  })
+
+  it("credits and spending-limit wordings are quota, also at 403", () => {
+    expect(failure('403 "Your new team doesn\'t have any credits yet. Buy some at https://console.example.ai/team/abc."').c.category).toBe("quota")
+    expect(failure("403 Forbidden: permission-denied: Your team has either used all available credits or reached its monthly spending limit.").c.category).toBe("quota")
+  })
+
+  it("a message line that ends with a colon goes on with the next line", () => {
+    const { f, c } = failure("> 403 Forbidden: team-blocked:spending-limit:\n> You have run out of credits or need a subscription.")
+    expect(f.message).toContain("run out of credits")
+    expect(c.category).toBe("quota")
+    const grpc = failure('2026-01-02 10:00:00.000 ERROR (MainThread) [custom_components.acme] Failed to fetch model list: <AioRpcError of RPC that terminated with:\n\tstatus = StatusCode.PERMISSION_DENIED\n\tdetails = "Your team doesn\'t have any credits or licenses yet."')
+    expect(grpc.c.category).toBe("quota")
+  })
+
+  it("a quoted model that is not found, `invalid request:` and `invalid type: parameter` without a status", () => {
+    const nf = failure("SomeSDKError: model 'bigmodel' not found, make sure the model ID is correct")
+    expect(nf.c.category).toBe("model_not_found")
+    expect(nf.f.model).toBe("bigmodel")
+    expect(failure('{"message":"invalid request: prompt must contain at least one user turn"}').c.category).toBe("invalid_request")
+    expect(failure('ProviderException - {"id":"x1","message":"invalid type: parameter \'top_k\' is of type string but should be of type int32"}').c.category).toBe("invalid_request")
+  })
+
+  it("an unexpected EOF and Firefox's fetch NetworkError are transport failures", () => {
+    expect(failure("com.example.llm.IOException: Failed to parse HTTP response: unexpected EOF").c.category).toBe("transport")
+    expect(failure("Could not send the message. NetworkError when attempting to fetch resource.").c.category).toBe("transport")
+  })
+
+  it("`modelId` / `model_id` keys of a JSON error object", () => {
+    expect(failure('{"message":"API error occurred: Status 429","status":429,"modelId":"tiny-model-2501","providerId":"acme"}').f.model).toBe("tiny-model-2501")
+    expect(failure('{"level":"error","msg":"request failed: 500 Internal Server Error","model_id":"acme.large-v2:0"}').f.model).toBe("acme.large-v2:0")
+  })
+
+  it("the model in a URL kept under a JSON key, and Fireworks' accounts/<a>/models/<m> ids", () => {
+    const j = failure('{"status": 412, "upstreamUrl": "https://api.fireworks.ai/inference/v1/workflows/accounts/fireworks/models/tiny-img-fp8/text_to_image", "message": "Precondition Failed"}')
+    expect(j.f.model).toBe("tiny-img-fp8")
+  })
+
+  it("a LiteLLM model group name with spaces is read to the end of its line", () => {
+    expect(failure("litellm.BadRequestError: AcmeException - bad input. Received Model Group=Acme - chat-large-2024\nAvailable Model Group Fallbacks=None").f.model).toBe("Acme - chat-large-2024")
+  })
+
+  it("`-m <model>` on a command line, not `python -m <module>`", () => {
+    expect(failure('> llm -m acme-2.5-flash "Hello"\nError: 429 Too Many Requests').f.model).toBe("acme-2.5-flash")
+    expect(failure("$ python -m tools.run_eval\nopenai.RateLimitError: Error code: 429 - {'error': {'message': 'Rate limit reached', 'type': 'requests', 'code': 'rate_limit_exceeded'}}").f.model).toBeNull()
+  })
+
+  it("a code expression is not a model (`modelId=self.model_id` in a traceback's source line)", () => {
+    expect(failure("--> 183     response = self.client.invoke_model(body=body, modelId=self.model_id)\nValidationException: An error occurred (ValidationException) when calling the InvokeModel operation: Malformed input request").f.model).toBeNull()
+  })
+
+  it("an application's request log whose message reports the upstream status: the upstream's is the call's", () => {
+    const { f, c } = failure('{"level":"error","ts":1700000000.1,"msg":"AI provider openai failed: error, status code: 429, message: Rate limit reached","method":"GET","url":"/analyze","status_code":500}')
+    expect(f.status).toBe(429)
+    expect(c.category).toBe("rate_limit")
+  })
+
+  it("a gateway's `upstream_status` when nothing else gives a status", () => {
+    const { f, c } = failure('Gateway reported an error: {"code":"upstream_http_error","message":"Received an error from the provider: upstream connect error","upstream_status":503}')
+    expect(f.status).toBe(503)
+    expect(c.category).toBe("overload")
+  })
+
+  it("a JSON-looking record that breaks early (a traceback pasted in a string) is read as text", () => {
+    const text = '{\n    "app_error": "Traceback (most recent call last):\n  File "/usr/lib/python3/site-packages/openai/_base_client.py", line 1, in request\n    raise self._make_status_error_from_response(err.response) from None\nopenai.RateLimitError: Error code: 429 - {\'error\': {\'message\': \'You exceeded your current quota, please check your plan and billing details.\', \'type\': \'insufficient_quota\', \'param\': None, \'code\': \'insufficient_quota\'}}\n"\n}'
+    const { f, c } = failure(text)
+    expect(f.status).toBe(429)
+    expect(f.code).toBe("insufficient_quota")
+    expect(c.category).toBe("quota")
+  })
+
+  it("Node's util.inspect of a long string (`'…\\n' +` pieces) is joined back, and a `details` string holding the body is read", () => {
+    const text = "Error for chat chat-1: {\n  message: 'Error: llmApiError',\n  details: '{\\n' +\n    '  \"error\": {\\n' +\n    '    \"code\": 400,\\n' +\n    '    \"message\": \"API key not valid. Please pass a valid API key.\",\\n' +\n    '    \"status\": \"INVALID_ARGUMENT\"\\n' +\n    '  }\\n' +\n    '}\\n',\n}"
+    const { f, c } = failure(text)
+    expect(f.status).toBe(400)
+    expect(f.message).toBe("API key not valid. Please pass a valid API key.")
+    expect(c.category).toBe("auth_key")
+  })
+
+  it("iFlytek Spark's header code 11200: `tokens.total` is the token allowance (quota), else no authorisation", () => {
+    expect(failure("请求错误: 11200, {'header': {'code': 11200, 'message': 'AppIdNoAuthError:(10:00:00.000) tokens.total', 'sid': 'cht0001', 'status': 2}}").c.category).toBe("quota")
+    expect(failure("请求错误: 11200, {'header': {'code': 11200, 'message': 'AppIdNoAuthError:(10:00:00.000) domain.generalv9', 'sid': 'cht0002', 'status': 2}}").c.category).toBe("permission")
+  })
+})

@@ -17,6 +17,7 @@ import { readClientText } from "./clientText.js"
 
 export function readText(s: string, d: Draft, depth: number): void {
   if (depth > MAX_DEPTH) return
+  if (s.indexOf("' +\n") !== -1) s = joinInspectedStrings(s)
   const first = firstNonSpace(s)
   if (first === -1) return
   if (s.charCodeAt(first) === 123 && depth < MAX_DEPTH) {
@@ -112,8 +113,23 @@ function parseJsonText(s: string): unknown {
     return JSON.parse(s) as unknown
   } catch {
     const r = parseLoose(s, firstNonSpace(s))
+    // broken early (a string holding unescaped quotes and newlines, a traceback pasted into a
+    // JSON-looking record): not an object to read, the record is read as text
+    if (r !== undefined && !r.complete && s.length - r.end > 64 && r.end < s.length * 0.6) return undefined
     return r?.value
   }
+}
+
+/**
+ * Node's util.inspect of a long string: `'{\n' +` / `    '  "error": {\n' +` pieces on successive
+ * lines. Joined back into the string they print (its `\n` escapes as line breaks), so the body
+ * inside is read like any other.
+ */
+const INSPECT_PIECE_NL_RE = /\\n' \+\n[ \t]{0,40}'/g
+const INSPECT_PIECE_RE = /' \+\n[ \t]{0,40}'/g
+
+function joinInspectedStrings(s: string): string {
+  return s.replace(INSPECT_PIECE_NL_RE, "\n").replace(INSPECT_PIECE_RE, "")
 }
 
 /**
@@ -237,8 +253,12 @@ function wrappedTail(s: string, line: string, from: number): string {
     // a quoted block (`> ` before every line, as issue trackers and mail quote a terminal's
     // hard-wrapped output) continues while the sentence does
     const quoted = next.charCodeAt(0) === 62 && s.charCodeAt(s.lastIndexOf("\n", from - 2) + 1) === 62 && /^>[ \t]?\S/.test(next)
-    if (!backslash && !quoted && !/^[ \t]+[a-z]/.test(next)) break
-    if (!backslash && (/^\s*(?:at|File)\s/.test(next) || /[.:;!?]$/.test(prev))) break
+    // a line that ends with a colon introduces what follows (`403 Forbidden: spending-limit:` /
+    // `You have run out of credits.`, `terminated with:` / `details = "…"`), unless that is a new
+    // log line or a stack frame
+    const colon = prev.endsWith(":") && next.trim() !== "" && !NEW_LOG_LINE_RE.test(next)
+    if (!backslash && !quoted && !colon && !/^[ \t]+[a-z]/.test(next)) break
+    if (!backslash && (/^\s*(?:at|File)\s/.test(next) || /[.;!?]$/.test(prev))) break
     tail += "\n" + next
     prev = next.trimEnd()
     if (nl === -1) break
@@ -246,6 +266,9 @@ function wrappedTail(s: string, line: string, from: number): string {
   }
   return tail
 }
+
+/** A line that starts a log record of its own (a timestamp or a bracketed level first). */
+const NEW_LOG_LINE_RE = /^[ \t]{0,4}(?:\[?\d{2,4}[-/.:]\d\d|\[(?:ERROR|WARN|WARNING|INFO|DEBUG)\]|(?:ERROR|WARN|WARNING|INFO|DEBUG)[: ])/
 
 function restOfLine(s: string, from: number): string {
   const nl = s.indexOf("\n", from)

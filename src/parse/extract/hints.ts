@@ -11,13 +11,17 @@ const MODEL_KV_RE = /\bmodel(?:_name|Name|_id|Id|ID|Version)?\\?["']?[ \t]{0,3}[
 
 const MODEL_QUOTED_RE = /\bmodels?\s{1,8}[`'"‘“]([^`'"’”\s]{1,128})[`'"’”]/i
 
+/** A quoted model name: letters first, an id's characters (not a sentence, not a path of the file system). */
+const QUOTED_NAME_RE = /^[A-Za-z][\w.:/@+-]{1,127}$/
+
 /** `for model deepseek-ai/DeepSeek-R1`: an unquoted id after the word, accepted only when it looks like one. */
 const MODEL_BARE_RE = /\bmodel(?:\s{1,4}(?:or endpoint|id|name))?\s{1,8}([A-Za-z0-9][\w.:/@+\u2010\u2011-]{0,127})/i
 
 /** `Rate limit reached for gpt-4o in organization …` / `Request too large for …`, also without the organization. */
 const MODEL_REACHED_RE = /(?:reached|too large) for (?!model\b)([A-Za-z0-9][\w.:/-]{0,127})(?= in organization|[ \t]*(?:[.,;"'}]|$))/
 /** LiteLLM's proxy appends the model group it was asked for: `Received Model Group=gpt-4o`. */
-const MODEL_LITELLM_GROUP_RE = /Received Model Group=([A-Za-z0-9][\w.:/@+-]{0,127})/
+/** The group is the rest of its line: a configured name may hold spaces (`Received Model Group=Cohere - command-r-08-2024`). */
+const MODEL_LITELLM_GROUP_RE = /Received Model Group=([A-Za-z0-9][^\n]{0,127}?)[ \t]*(?:\\n|\n|$|Available Model Group)/
 
 const MODEL_ZH_RE = /模型[ \t]*[:：]?[ \t]*([A-Za-z0-9][\w.:/-]{0,127})/
 
@@ -29,9 +33,11 @@ const MODEL_HF_PATH_RE = /\/models\/([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.-]{
 /** A model named before the word: `the ［doubao-seed-1-6 model`, `for the gpt-4o model`. */
 const MODEL_BEFORE_RE = /\bthe[ \t]{1,3}[［\[`'"]?([A-Za-z][\w.:/-]{1,127})[］\]`'"]?[ \t]{1,3}model\b/
 const MODEL_BEDROCK_RE = /\/model\/([A-Za-z0-9][\w.:%-]{0,160})\/(?:invoke|converse)/
+/** Fireworks model ids in a URL or text: `accounts/fireworks/models/llama-v3p1-8b-instruct/…`. */
+const MODEL_ACCOUNTS_RE = /\baccounts\/[A-Za-z0-9][\w-]{0,63}\/models\/([A-Za-z0-9][\w.-]{0,127})/
 
-/** A command line's `--model gpt-4o` / `--model=gpt-4o` / the AWS CLI's `--model-id <id or ARN>`. */
-const MODEL_FLAG_RE = /(?:^|\s)--model(?:[-_]id|[-_]name)?[ =]["']?([A-Za-z0-9][\w.:/@+-]{0,200})/
+/** A command line's `--model gpt-4o` / `--model=gpt-4o` / `-m gemini-2.5-flash` (not `python -m module`) / the AWS CLI's `--model-id <id or ARN>`. */
+const MODEL_FLAG_RE = /(?:^|\s)(?:--model(?:[-_]id|[-_]name)?|(?<!python[\d.]{0,4}\s)-m)[ =]["']?([A-Za-z0-9][\w.:/@+-]{0,200})/
 /**
  * A `Model: <name>` line of a key-value block (clients' error-report templates, CLI banners): the
  * whole value when it is a short display name (`DeepSeek Chat`, `Llama 3.1 8B`), else its first
@@ -64,6 +70,8 @@ const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["/model/", MODEL_BEDROCK_RE],
   ["Error (", MODEL_PAREN_RE],
   ["--model", MODEL_FLAG_RE],
+  [" -m ", MODEL_FLAG_RE],
+  ["accounts/", MODEL_ACCOUNTS_RE],
   ["odel", MODEL_IN_PARENS_RE],
   ["requests to ", MODEL_AZURE_RE],
   ["limit_", MODEL_OPENROUTER_LIMIT_RE],
@@ -132,8 +140,14 @@ function readModel(s: string, d: Draft): void {
       if (kv[1] !== "" || isModelLike(v)) setModel(d, v)
     }
     if (d.model === null) {
-      const q = MODEL_QUOTED_RE.exec(s) ?? MODEL_BARE_RE.exec(s)
-      if (q !== null && isModelLike(trimPunct(q[1]))) setModel(d, trimPunct(q[1]))
+      // a name quoted after the word is one whatever it looks like (`model 'xlarge' not found`);
+      // a bare word must look like an id
+      const quoted = MODEL_QUOTED_RE.exec(s)
+      if (quoted !== null && QUOTED_NAME_RE.test(quoted[1]) && !isNullWord(quoted[1])) setModel(d, quoted[1])
+      else {
+        const q = quoted ?? MODEL_BARE_RE.exec(s)
+        if (q !== null && isModelLike(trimPunct(q[1]))) setModel(d, trimPunct(q[1]))
+      }
     }
     if (d.model !== null) return
   }

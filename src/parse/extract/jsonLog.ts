@@ -8,6 +8,7 @@ import { readBody, readBodyValue, readErrorMember } from "./errorBody.js"
 import { readText } from "./freeText.js"
 import { LLM_PATH_RE, notePath, readHints } from "./hints.js"
 import { TRANSPORT_CODE_RE } from "./transport.js"
+import { findStatus } from "./statusText.js"
 
 const STATUS_PATHS: ReadonlyArray<ReadonlyArray<string>> = [
   ["status"],
@@ -63,6 +64,20 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
       setCode(d, name)
       setClass(d, name)
       d.explicitCode = true
+    }
+  }
+  // An application's own request log (`method`, `url`, `status_code` of the answer it gave its
+  // client) whose message reports the failed upstream call's status (`… status code: 429, message:
+  // …`): the upstream's status is the call's, the log's is the application's.
+  if (typeof o["method"] === "string" && (typeof o["url"] === "string" || typeof o["path"] === "string")) {
+    for (const k of TEXT_KEYS) {
+      const v = o[k]
+      if (typeof v !== "string" || v.length > 4096) continue
+      const found = findStatus(v, -1, -1)
+      if (found !== null && found.index >= 0) {
+        setStatus(d, found.status, v.slice(Math.max(0, found.index - 40), found.index + 40))
+        break
+      }
     }
   }
   for (const path of STATUS_PATHS) {
@@ -183,7 +198,14 @@ function isExceptionObject(e: Record<string, unknown>): boolean {
   )
 }
 
-const MODEL_KEYS = new Set(["model", "model_name", "modelName", "modelVersion", "gen_ai.request.model", "llm.model"])
+/**
+ * Keys that hold the model: `modelId` (IDE agents' error objects, Vercel AI SDK telemetry's
+ * `ai.model.id`), `model_id` (Bedrock, Hugging Face), OpenTelemetry's `gen_ai.*.model`.
+ */
+const MODEL_KEYS = new Set([
+  "model", "model_name", "modelName", "modelVersion", "modelId", "modelID", "model_id", "ai.model.id",
+  "gen_ai.request.model", "gen_ai.response.model", "llm.model", "llm.model_name"
+])
 
 const REQUEST_ID_KEYS = new Set(["requestId", "request_id", "x-request-id", "xRequestId", "x_request_id", "request-id", "apim-request-id"])
 
@@ -215,7 +237,11 @@ function scanObjectHints(root: Record<string, unknown>, d: Draft): void {
       } else if (REQUEST_ID_KEYS.has(k)) {
         setRequestId(d, v)
       } else if (URL_KEYS.has(k)) {
-        if (typeof v === "string" && v.length > 0 && (v.charCodeAt(0) === 47 || v.startsWith("http"))) notePath(d, v, false)
+        if (typeof v === "string" && v.length > 0 && (v.charCodeAt(0) === 47 || v.startsWith("http"))) {
+          notePath(d, v, false)
+          // the model in the path (`/deployments/gpt-4o/`, `models/gemini-2.0-flash:generateContent`)
+          if (d.model === null && v.length <= 2048) readHints(v, d)
+        }
       } else if (k === "stream") {
         if (typeof v === "boolean" && d.stream === null) d.stream = v
       } else if (PROVIDER_KEYS.has(k)) {
@@ -233,6 +259,7 @@ function scanObjectHints(root: Record<string, unknown>, d: Draft): void {
         readHints(v.length > 4096 ? v.slice(0, 4096) : v, d)
       } else if (typeof v === "string" && v.startsWith("http") && LLM_PATH_RE.test(v)) {
         notePath(d, v, false)
+        if (d.model === null && v.length <= 2048) readHints(v, d)
       }
     }
   }
