@@ -301,3 +301,70 @@ describe("shape families of the wild2 corpus (made-up lines of each shape)", () 
     expect(failure("请求错误: 11200, {'header': {'code': 11200, 'message': 'AppIdNoAuthError:(10:00:00.000) domain.generalv9', 'sid': 'cht0002', 'status': 2}}").c.category).toBe("permission")
   })
 })
+
+describe("how apps write a status, a model and a code (made-up lines, step 4 of issue 14)", () => {
+  const prefiltered = (text: string) => {
+    const r = parseRecord(text, { prefiltered: true })
+    if (r._tag !== "Failure") throw new Error(`ignored: ${r.reason}`)
+    return r.failure
+  }
+
+  it("statuses the parser reads once a record reaches it: `got 429`, `POST <url> 429` (the pre-filter does not pass these yet)", () => {
+    expect(prefiltered("WARNING openai request got 429, backing off").status).toBe(429)
+    const access = prefiltered("POST https://res1.openai.azure.com/openai/deployments/gpt4-eastus/chat/completions?api-version=2024-02-01 429")
+    expect(access.status).toBe(429)
+    expect(access.model).toBe("gpt4-eastus")
+  })
+
+  it("statuses in many wordings", () => {
+    const cases: ReadonlyArray<readonly [string, number]> = [
+      ["ERROR llm call failed: status code 429 from upstream openai", 429],
+      ["ERROR calling chat completions: HTTP 429 returned by api.openai.com", 429],
+      ["2024-01-01 ERROR Completion failed (429): rate limited", 429],
+      ["chat completion returned 503 for model=gpt-4o-mini", 503],
+      ["ERROR statusCode: 429, message: 'Rate limit reached for requests', model: 'gpt-4o'", 429],
+      ['level=error msg="llm request failed" status_code=429 model=gpt-4o-mini provider=openai', 429],
+      ["Exception: <Response [429]> from https://api.openai.com/v1/chat/completions", 429],
+      ["anthropic request failed with status 529 (overloaded_error) for claude-3-opus-20240229", 529],
+      ["ERROR openai_client: HTTPStatusError: Client error '429 Too Many Requests' for url 'https://api.openai.com/v1/chat/completions'", 429],
+      ["the server responded with a status of 429 (Too Many Requests) api.openai.com/v1/chat/completions", 429]
+    ]
+    for (const [text, status] of cases) expect(failure(text).f.status, text).toBe(status)
+  })
+
+  it("Google Cloud Logging's httpRequest.status and requestUrl", () => {
+    const { f } = failure('{"severity":"ERROR","message":"Vertex AI request failed","httpRequest":{"status":429,"requestUrl":"https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1/publishers/google/models/gemini-1.5-pro:generateContent"}}')
+    expect(f.status).toBe(429)
+    expect(f.model).toBe("gemini-1.5-pro")
+  })
+
+  it("models in many wordings: key=value, quoted, bracketed, an Azure engine or deployment", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ['ERROR: model="gpt-4o-mini" status=429 Rate limit exceeded', "gpt-4o-mini"],
+      ["ERROR llm failed model: claude-3-5-haiku-20241022 error: 529 overloaded", "claude-3-5-haiku-20241022"],
+      ["Error calling model 'gemini-2.0-flash': 429 RESOURCE_EXHAUSTED", "gemini-2.0-flash"],
+      ["request to model [gemini-2.5-pro] failed with 503 UNAVAILABLE", "gemini-2.5-pro"],
+      ["engine=gpt-35-turbo-16k status=429 error=Requests have exceeded token rate limit of your current pricing tier.", "gpt-35-turbo-16k"],
+      ['{"level":"error","msg":"chat failed: 429 Too Many Requests","deployment_name":"gpt4o-prod-eastus"}', "gpt4o-prod-eastus"],
+      ['Inference failed: model_name="mistral-large-latest" status=429', "mistral-large-latest"]
+    ]
+    for (const [text, model] of cases) expect(failure(text).f.model, text).toBe(model)
+  })
+
+  it("codes in many wordings: key=value strings, `[code 1302]`, errorCode keys, `[429:code]`, a documented code before ` - `", () => {
+    expect(failure('ERROR request failed: status=429 code=rate_limit_exceeded message="Rate limit reached"').f.code).toBe("rate_limit_exceeded")
+    expect(failure('openai error: code="insufficient_quota" status=429 message="You exceeded your current quota"').f.code).toBe("insufficient_quota")
+    expect(failure("APIError(code=model_not_found, status=404): The model does not exist").f.code).toBe("model_not_found")
+    expect(failure("Zhipu API error [code 1302]: 您当前使用该API的并发数过高").f.code).toBe(1302)
+    expect(failure('{"errorCode":"InvalidApiKey","errorMessage":"Invalid API-key provided."}').f.code).toBe("InvalidApiKey")
+    expect(failure("Error: [429:insufficient_quota] You exceeded your current quota, please check your plan and billing details.").f.code).toBe("insufficient_quota")
+    expect(failure("Exception: DashScope call error: Arrearage - Access denied, please make sure your account is in good standing.").f.code).toBe("Arrearage")
+  })
+
+  it("an application's error wrapper: the upstream status in its error text, the upstream body under details", () => {
+    const { f, c } = failure("{'error': 'Acme API error: 400 Bad Request', 'status': 500, 'details': {'error': {'message': 'Invalid max_tokens value', 'type': 'invalid_request_error', 'param': None, 'code': 'invalid_request_error'}}}")
+    expect(f.status).toBe(400)
+    expect(f.code).toBe("invalid_request_error")
+    expect(c.category).toBe("invalid_request")
+  })
+})

@@ -80,7 +80,8 @@ export function readBody(o: Record<string, unknown>, d: Draft, depth: number): b
     }
   }
   if (message !== null) readMessageValue(message, d, depth)
-  const detail = o["detail"]
+  // the API's body under `detail` / `details` of an application's error object
+  const detail = o["detail"] ?? (isRecord(o["details"]) ? o["details"] : undefined)
   if (isRecord(detail)) recognized = readBody(detail, d, depth + 1) || recognized
   const code = normCode(o["code"] ?? o["error_code"] ?? o["errorCode"])
   if (code !== null) {

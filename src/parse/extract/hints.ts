@@ -9,7 +9,7 @@ import { transportSignature } from "./transport.js"
 /** `model: x`, `"model_name": "x"`, Gemini's `"modelVersion": "gemini-2.0-flash"` (its responses and stream frames). */
 const MODEL_KV_RE = /\bmodel(?:_name|Name|_id|Id|ID|Version)?\\?["']?[ \t]{0,3}[:=][ \t]{0,3}(\\?["'`]?)([A-Za-z0-9][\w.:/@+-]{0,127})/i
 
-const MODEL_QUOTED_RE = /\bmodels?\s{1,8}[`'"‘“]([^`'"’”\s]{1,128})[`'"’”]/i
+const MODEL_QUOTED_RE = /\bmodels?\s{1,8}[`'"‘“\[]([^`'"’”\s\]]{1,128})[`'"’”\]]/i
 
 /** A quoted model name: letters first, an id's characters (not a sentence, not a path of the file system). */
 const QUOTED_NAME_RE = /^[A-Za-z][\w.:/@+-]{1,127}$/
@@ -49,6 +49,8 @@ const MODEL_ONEAPI_RE = /对于模型[ \t]{0,2}([^\s，。,]{1,128})[ \t]{0,2}�
 const MODEL_PAREN_RE = /\bError \(([A-Za-z0-9][\w.:/-]{1,127})\)/
 /** Azure OpenAI: `Your requests to gpt-4o for gpt-4o in eastus2 have exceeded ...`. */
 const MODEL_AZURE_RE = /\brequests to ([A-Za-z0-9][\w.:-]{1,127}) for [A-Za-z0-9][\w.:-]{0,127} in /
+/** Azure OpenAI's deployment or legacy engine as a key: `engine=gpt-35-turbo-16k`, `"deployment_name": "gpt4-eastus"`. */
+const MODEL_DEPLOYMENT_KV_RE = /\b(?:engine|deployment(?:[_-]?(?:id|name))?)\\?["']?[ \t]{0,3}[:=][ \t]{0,3}\\?["'`]?([A-Za-z0-9][\w.:-]{0,127})/i
 /** OpenRouter: `No endpoints found for x/y`, `x/y is temporarily rate-limited upstream`. */
 const MODEL_NO_ENDPOINTS_RE = /\bNo endpoints found for ([A-Za-z0-9][\w.:/-]{1,127})/
 const MODEL_UPSTREAM_RE = /(?:^|[\s"'])([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.:-]{0,127}) is temporarily rate-limited/
@@ -74,6 +76,8 @@ const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["accounts/", MODEL_ACCOUNTS_RE],
   ["odel", MODEL_IN_PARENS_RE],
   ["requests to ", MODEL_AZURE_RE],
+  ["engine", MODEL_DEPLOYMENT_KV_RE],
+  ["deployment", MODEL_DEPLOYMENT_KV_RE],
   ["limit_", MODEL_OPENROUTER_LIMIT_RE],
   ["No endpoints found for ", MODEL_NO_ENDPOINTS_RE],
   [" is temporarily rate-limited", MODEL_UPSTREAM_RE]

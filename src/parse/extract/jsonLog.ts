@@ -30,6 +30,8 @@ const STATUS_PATHS: ReadonlyArray<ReadonlyArray<string>> = [
   ["http_status"],
   ["httpStatus"],
   ["error", "$metadata", "httpStatusCode"],
+  // Google Cloud Logging's HttpRequest
+  ["httpRequest", "status"],
   ["err", "$metadata", "httpStatusCode"]
 ]
 
@@ -42,10 +44,14 @@ const BODY_PATHS: ReadonlyArray<ReadonlyArray<string>> = [
   ["error", "response", "data"],
   ["response", "data"],
   ["err", "body"],
+  ["details"],
   ["data"]
 ]
 
 const TEXT_KEYS = ["msg", "message", "log", "event"] as const
+
+/** Where an application's request log or error wrapper says what its upstream answered. */
+const WRAPPER_TEXT_KEYS = ["msg", "message", "error", "log", "event"] as const
 
 /** Exception texts (structlog, Python logging JSON formatters): read before the log message. */
 const EXCEPTION_KEYS = ["exception", "exc_info", "exc_text", "stack_trace"] as const
@@ -69,8 +75,11 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
   // An application's own request log (`method`, `url`, `status_code` of the answer it gave its
   // client) whose message reports the failed upstream call's status (`… status code: 429, message:
   // …`): the upstream's status is the call's, the log's is the application's.
-  if (typeof o["method"] === "string" && (typeof o["url"] === "string" || typeof o["path"] === "string")) {
-    for (const k of TEXT_KEYS) {
+  // The same for an application's error wrapper whose `details` hold the upstream's body
+  // (`{'error': 'DeepSeek API error: 400 Bad Request', 'status': 500, 'details': {'error': {…}}}`).
+  const wrapper = isRecord(o["details"]) && (typeof o["error"] === "string" || typeof o["message"] === "string")
+  if (wrapper || (typeof o["method"] === "string" && (typeof o["url"] === "string" || typeof o["path"] === "string"))) {
+    for (const k of WRAPPER_TEXT_KEYS) {
       const v = o[k]
       if (typeof v !== "string" || v.length > 4096) continue
       const found = findStatus(v, -1, -1)
@@ -102,7 +111,11 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
   }
 
   // The object itself may be an error body: the service's `{code, message, data}`.
-  if (o["code"] !== undefined && o["code"] !== null && (typeof o["message"] === "string" || typeof o["msg"] === "string")) {
+  if (
+    (o["code"] !== undefined && o["code"] !== null && (typeof o["message"] === "string" || typeof o["msg"] === "string")) ||
+    // `{"errorCode": "InvalidApiKey", "errorMessage": "…"}`, `{"error_code": 17, "error_msg": "…"}`
+    ((o["errorCode"] ?? o["error_code"]) !== undefined && typeof (o["errorMessage"] ?? o["error_msg"] ?? o["error_message"]) === "string")
+  ) {
     d.hasBody = readBody(o, d, depth) || d.hasBody
   } else if (typeof o["detail"] === "string" && toStatus(o["status"]) !== null) {
     d.hasBody = readBody(o, d, depth) || d.hasBody
@@ -204,12 +217,14 @@ function isExceptionObject(e: Record<string, unknown>): boolean {
  */
 const MODEL_KEYS = new Set([
   "model", "model_name", "modelName", "modelVersion", "modelId", "modelID", "model_id", "ai.model.id",
-  "gen_ai.request.model", "gen_ai.response.model", "llm.model", "llm.model_name"
+  "gen_ai.request.model", "gen_ai.response.model", "llm.model", "llm.model_name",
+  // Azure OpenAI names the deployment where others name the model
+  "deployment", "deployment_name", "deploymentName", "deployment_id", "deploymentId"
 ])
 
 const REQUEST_ID_KEYS = new Set(["requestId", "request_id", "x-request-id", "xRequestId", "x_request_id", "request-id", "apim-request-id"])
 
-const URL_KEYS = new Set(["url", "path", "endpoint", "uri", "originalUrl", "http.url", "http.target", "url.full", "url.path", "target"])
+const URL_KEYS = new Set(["url", "path", "endpoint", "uri", "originalUrl", "requestUrl", "http.url", "http.target", "url.full", "url.path", "target"])
 
 const SKIP_KEYS = new Set(["messages", "stack", "headers_sent", "input", "prompt", "content"])
 
