@@ -169,6 +169,32 @@ function readModel(s: string, d: Draft): void {
   }
 }
 
+/** The URL / path patterns that name a model, with the marker each needs. */
+const MODEL_PATH_GATED: ReadonlyArray<readonly [string, RegExp]> = [
+  ["/engines/", MODEL_PATH_RE],
+  ["/deployments/", MODEL_PATH_RE],
+  ["models/", MODEL_GOOGLE_RE],
+  ["/models/", MODEL_HF_PATH_RE],
+  ["/model/", MODEL_BEDROCK_RE],
+  ["accounts/", MODEL_ACCOUNTS_RE]
+]
+
+/**
+ * The model a URL or path names (`/deployments/gpt-4o/`, `models/gemini-2.0-flash:generateContent`,
+ * Bedrock's `/model/<id>/invoke`, Fireworks' `accounts/<a>/models/<m>`): for URLs kept under a JSON
+ * log's keys. Costs one indexOf per marker when the path names none.
+ */
+export function readModelInPath(v: string, d: Draft): void {
+  if (d.model !== null || v.indexOf("/") === -1) return
+  for (const [marker, re] of MODEL_PATH_GATED) {
+    if (v.indexOf(marker) === -1) continue
+    const m = re.exec(v)
+    if (m === null) continue
+    const id = trimPunct(m[1].indexOf("%") === -1 ? m[1] : decodePath(m[1]))
+    if (isModelLike(id)) return setModel(d, id)
+  }
+}
+
 /** `anthropic.claude-3-haiku-20240307-v1%3A0` as written in a URL -> its id. */
 function decodePath(v: string): string {
   try {

@@ -6,7 +6,7 @@ import { type Draft, MAX_DEPTH, getPath, isRecord, note, setClass, setCode, setM
 import { providerOfName } from "../../catalog/index.js"
 import { readBody, readBodyValue, readErrorMember } from "./errorBody.js"
 import { readText } from "./freeText.js"
-import { LLM_PATH_RE, notePath, readHints } from "./hints.js"
+import { LLM_PATH_RE, notePath, readHints, readModelInPath } from "./hints.js"
 import { TRANSPORT_CODE_RE } from "./transport.js"
 import { findStatus } from "./statusText.js"
 
@@ -50,6 +50,8 @@ const BODY_PATHS: ReadonlyArray<ReadonlyArray<string>> = [
 
 const TEXT_KEYS = ["msg", "message", "log", "event"] as const
 
+const STATUS_DIGITS_RE = /\b[45]\d\d\b/
+
 /** Where an application's request log or error wrapper says what its upstream answered. */
 const WRAPPER_TEXT_KEYS = ["msg", "message", "error", "log", "event"] as const
 
@@ -79,9 +81,11 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
   // (`{'error': 'DeepSeek API error: 400 Bad Request', 'status': 500, 'details': {'error': {…}}}`).
   const wrapper = isRecord(o["details"]) && (typeof o["error"] === "string" || typeof o["message"] === "string")
   if (wrapper || (typeof o["method"] === "string" && (typeof o["url"] === "string" || typeof o["path"] === "string"))) {
+    const own = toStatus(o["status_code"]) ?? toStatus(o["status"]) ?? toStatus(o["statusCode"])
     for (const k of WRAPPER_TEXT_KEYS) {
       const v = o[k]
-      if (typeof v !== "string" || v.length > 4096) continue
+      // only a message that names another failure status than the log's own is looked at
+      if (typeof v !== "string" || v.length > 4096 || own === null || v.indexOf(String(own)) !== -1 || !STATUS_DIGITS_RE.test(v)) continue
       const found = findStatus(v, -1, -1)
       if (found !== null && found.index >= 0) {
         setStatus(d, found.status, v.slice(Math.max(0, found.index - 40), found.index + 40))
@@ -255,7 +259,7 @@ function scanObjectHints(root: Record<string, unknown>, d: Draft): void {
         if (typeof v === "string" && v.length > 0 && (v.charCodeAt(0) === 47 || v.startsWith("http"))) {
           notePath(d, v, false)
           // the model in the path (`/deployments/gpt-4o/`, `models/gemini-2.0-flash:generateContent`)
-          if (d.model === null && v.length <= 2048) readHints(v, d)
+          if (d.model === null && v.length <= 2048) readModelInPath(v, d)
         }
       } else if (k === "stream") {
         if (typeof v === "boolean" && d.stream === null) d.stream = v
@@ -274,7 +278,7 @@ function scanObjectHints(root: Record<string, unknown>, d: Draft): void {
         readHints(v.length > 4096 ? v.slice(0, 4096) : v, d)
       } else if (typeof v === "string" && v.startsWith("http") && LLM_PATH_RE.test(v)) {
         notePath(d, v, false)
-        if (d.model === null && v.length <= 2048) readHints(v, d)
+        if (d.model === null && v.length <= 2048) readModelInPath(v, d)
       }
     }
   }
