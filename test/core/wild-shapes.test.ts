@@ -368,3 +368,21 @@ describe("how apps write a status, a model and a code (made-up lines, step 4 of 
     expect(c.category).toBe("invalid_request")
   })
 })
+
+describe("more client shapes (made-up lines)", () => {
+  it("google-api-core's `<Exception>: <code> <message>` shows the status", () => {
+    const { f, c } = failure("google.api_core.exceptions.ServiceUnavailable: 503 The model is overloaded. Please try again later.")
+    expect(f.status).toBe(503)
+    expect(c.category).toBe("overload")
+    expect(failure("google.api_core.exceptions.PermissionDenied: 403 Your project has been denied access. Please contact support.").f.status).toBe(403)
+  })
+
+  it("a frame of Node's bundled undici says an HTTP call failed", () => {
+    expect(failure("TypeError: terminated at Fetch.onAborted (node:internal/deps/undici/undici:11576:53) { [cause]: SocketError: other side closed").c.category).toBe("transport")
+  })
+
+  it("Zhipu's `[code][message]` print shows the code", () => {
+    const { f } = failure("Error: [1211][模型不存在，请检查模型代码。]")
+    expect(f.code).toBe(1211)
+  })
+})

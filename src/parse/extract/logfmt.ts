@@ -44,6 +44,9 @@ const AWS_STATUS_RE = /\bStatusCode: ([45]\d\d),/
  */
 const KV_STRING_CODE_RE = /(?<![\w.-])(?:error_?)?code=(?:"([A-Za-z][\w.-]{1,79})"|'([A-Za-z][\w.-]{1,79})'|([A-Za-z][\w.-]{1,79}))(?=[\s,;)\]}]|$)/
 
+/** Zhipu's `[code][message]` print (`[1211][模型不存在，请检查模型代码。]`, `[1308][已达到 5 小时的使用上限…]`). */
+const BRACKET_CODE_MESSAGE_RE = /(?:^|[\s"'：:])\[(\d{4,6})\]\[/
+
 /** A status and the body's code in brackets, as some clients print them: `[429:insufficient_quota]`. */
 const STATUS_CODE_BRACKET_RE = /\[[45]\d\d:([a-z][a-z_]{2,60})\]/
 
@@ -55,6 +58,13 @@ export function readExplicitCodes(s: string, d: Draft): void {
     const c = KV_STRING_CODE_RE.exec(s)
     if (c !== null) {
       setCode(d, c[1] ?? c[2] ?? c[3])
+      d.explicitCode = true
+    }
+  }
+  if (d.code === null && s.indexOf("][") !== -1) {
+    const z = BRACKET_CODE_MESSAGE_RE.exec(s)
+    if (z !== null) {
+      setCode(d, Number(z[1]))
       d.explicitCode = true
     }
   }
