@@ -261,6 +261,8 @@ const KIND_PERIOD_FIRST_RE = /\b(daily|hourly|per[- ]day|per[- ]hour)\b[^.\n]{0,
 const KIND_MODELS_PER_RE = /\bmodels?-per-(min|day)\b/i
 const KIND_DAILY_RE = /\bdaily (?:\w+ )?(request|token|image)s?\b|\b(request|token|image)s? per day\b/i
 const KIND_ZH_RE = /(每分钟|每小时|每日|每天|当日|今日)/
+/** An API gateway's request policy: `policy ip over ratelimit,limit:5,time:1 minute` (Huawei APIG). */
+const KIND_POLICY_TIME_RE = /\blimit:\d{1,9},\s?time:1 (minute|hour|day)\b/i
 /**
  * The resource and the period apart: Anthropic's "request tokens has exceeded your per-minute rate
  * limit", OpenAI's older "on tokens_usage_based per min".
@@ -286,6 +288,8 @@ export function rateLimitKindOf(text: string): RateLimitKind {
   if (tokens !== null) return kindOf("token", tokens[1])
   const requests = KIND_REQUESTS_GAP_RE.exec(text)
   if (requests !== null) return kindOf("request", requests[1])
+  const policy = KIND_POLICY_TIME_RE.exec(text)
+  if (policy !== null) return kindOf("request", policy[1] === "minute" ? "min" : policy[1])
   const zh = KIND_ZH_RE.exec(text)
   if (zh !== null) {
     const unit = zh[1] === "每分钟" ? "min" : zh[1] === "每小时" ? "hour" : "day"

@@ -236,6 +236,19 @@ function resolveStatus(d: Draft, text: string): void {
   }
 }
 
+/**
+ * A record that logged the HTTP exchange as a success (`HTTP Request: POST … "HTTP/1.1 200 OK"`)
+ * and then, on its later lines, the call's failure: a client library's exception (LiteLLM's
+ * `APIError` for a 200 it could not read) or failure wording (Qianfan's daily limit in a 200 body).
+ */
+function failsAfterSuccessLine(d: Draft, text: string): boolean {
+  const nl = text.indexOf("\n")
+  if (nl === -1 || nl === text.length - 1) return false
+  if (d.knownClass && d.errorClass !== null) return true
+  const rest = text.length - nl > 8192 ? text.slice(nl + 1, nl + 8193) : text.slice(nl + 1)
+  return categoryFromWording(rest) !== null || recognises({ code: d.code, errorType: d.errorType, errorClass: d.errorClass, text: rest, provider: d.provider ?? providerOfText(text.length > 8192 ? text.slice(0, 8192) : text)?.provider ?? null })
+}
+
 /** Null when the draft is a failed call, else the Ignored result saying why not. */
 function decide(d: Draft, text: string): ParseResult | null {
   if (d.message !== null && !d.messageHinted) readHints(d.message, d)
@@ -244,7 +257,7 @@ function decide(d: Draft, text: string): ParseResult | null {
   if (status !== null) {
     // a success, unless its body is an error of the API's own: Baidu Qianfan and MiniMax answer
     // some failures with HTTP 200 and a non-zero error code in the body
-    if (status < 400 && !(d.hasBody && isErrorCode(d.code) && d.message !== null)) return IGNORED["status < 400"]
+    if (status < 400 && !(d.hasBody && isErrorCode(d.code) && d.message !== null) && !failsAfterSuccessLine(d, text)) return IGNORED["status < 400"]
     // An access log line of some other HTTP endpoint (`GET /users/42 404`) is not an API call.
     if (!d.hasBody && d.sawPath && !d.sawLlmPath && !d.knownClass && !LLM_WORDS_RE.test(text) && d.provider === null && providerOfText(text) === null) {
       return IGNORED["not an API call"]

@@ -386,3 +386,50 @@ describe("more client shapes (made-up lines)", () => {
     expect(f.code).toBe(1211)
   })
 })
+
+describe("shape families of the wild3 tune records (made-up lines)", () => {
+  it("`(HTTP response code was 500)`, `status code was 429`, a status before a bracketed tag", () => {
+    expect(failure("openai.error.APIError: Invalid response object from API: '{\"object\":\"error\",\"message\":\"\",\"code\":50001}' (HTTP response code was 500)").f.status).toBe(500)
+    expect(failure("upstream call failed, status code was 429 (rate limited)").f.status).toBe(429)
+    expect(failure("401 [Acme] 提供错误的API密钥 | Incorrect API key provided").f.status).toBe(401)
+  })
+
+  it("a labelled error report's message line (`错误信息:`, `Error message:`) is the message", () => {
+    const { f, c } = failure("错误名称: AI_APICallError\n错误信息: You exceeded your current quota, please check your plan and billing details.\n堆栈信息: AI_APICallError: You exceeded your current quota")
+    expect(f.message).toBe("You exceeded your current quota, please check your plan and billing details.")
+    expect(c.category).toBe("quota")
+  })
+
+  it("Google's `Permission '…' denied on resource … (or it may not exist)` is a permission error, not a missing model", () => {
+    const { c } = failure("✕ [API Error: Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/p1/locations/global/publishers/google/models/gemini-9-pro' (or it may not exist).\n  (Status: PERMISSION_DENIED)]")
+    expect(c.category).toBe("permission")
+  })
+
+  it("models: an id with its provider in parentheses, a long display name, `use <model> model`, Open WebUI's `issue connecting to <model>`", () => {
+    expect(failure("Invalid Request\nBad request: check your input.\nModel: gpt-4.1-mini_docs (azure)").f.model).toBe("gpt-4.1-mini_docs")
+    expect(failure("Model: Acme: Mega 3.5 Flash (free)\nProvider: openrouter\nStatus Code: 429\n\n429 Provider returned error").f.model).toBe("Acme: Mega 3.5 Flash (free)")
+    expect(failure("Summarize the diff use acme-3.5-turbo model\nError: context deadline exceeded (Client.Timeout exceeded while awaiting headers)").f.model).toBe("acme-3.5-turbo")
+    expect(failure("Oops! There was an issue connecting to Acme2.5-Max.\nAllocated quota exceeded, please increase your quota limit.").f.model).toBe("Acme2.5-Max")
+  })
+
+  it("rate-limit wordings: Java's RateLimitException, an API gateway's throttling threshold (with its per-minute policy), 请求速度过快", () => {
+    expect(failure("SEVERE: null\njava.lang.reflect.UndeclaredThrowableException\nCaused by: dev.example.llm.RateLimitException: {").c.category).toBe("rate_limit")
+    const gw = failure("The throttling threshold has been reached: policy ip over ratelimit,limit:10,time:1 minute")
+    expect(gw.c.category).toBe("rate_limit")
+    expect(gw.c.rateLimitKind).toBe("RPM")
+    expect(failure("错误可能原因： 请求速度过快，被服务商限制了访问频率").c.category).toBe("rate_limit")
+  })
+
+  it("content-safety wordings are invalid requests; Go's http.Client timeout is an HTTP call's transport failure", () => {
+    expect(failure('data: {"type": "chat:completion", "data": {"error": {"detail": "Content Security Warning: The content may contain inappropriate content."}}}').c.category).toBe("invalid_request")
+    expect(failure("Stream error: context deadline exceeded (Client.Timeout or context cancellation while reading body)").c.category).toBe("transport")
+  })
+
+  it("a 200 access line followed by the call's failure is a failed call; two 200 lines are not", () => {
+    const q = failure('2023-11-03 10:11:56 | INFO | httpx | HTTP Request: POST https://aip.baidubce.com/rpc/2.0/ai_custom/v1/wenxinworkshop/chat/eb-lite "HTTP/1.1 200 OK"\nError from the API:\n**17 Open api daily request limit reached**')
+    expect(q.c.category).toBe("rate_limit")
+    const cls = failure('2025-01-27 13:44:23,607 - httpx - INFO - HTTP Request: POST https://api.example.com/chat/completions "HTTP/1.1 200 OK"\nlitellm.APIError: APIError: AcmeException - error - Expecting value: line 5 column 1 (char 4)')
+    expect(cls.f.status).toBe(200)
+    expect(parseRecord('INFO:     127.0.0.1:1 - "POST /v1/chat/completions HTTP/1.1" 200 OK\nINFO:     127.0.0.1:2 - "POST /v1/chat/completions HTTP/1.1" 200 OK')._tag).toBe("Ignored")
+  })
+})

@@ -65,6 +65,15 @@ export function readText(s: string, d: Draft, depth: number): void {
       statusAt = found.index
     }
   }
+  // a Java exception chain: the last `Caused by:` is the root cause, the class that says what failed
+  if (s.indexOf("\nCaused by: ") !== -1 && d.errorClass === null) {
+    const root = lastCausedBy(s)
+    if (root !== null) {
+      d.from = "sdk-exception"
+      setClass(d, root.name)
+      if (d.message === null && root.message !== "" && root.message !== "{") setMessage(d, root.message)
+    }
+  }
   const cls = findClass(s)
   if (cls !== null) {
     d.from = "sdk-exception"
@@ -105,6 +114,19 @@ export function readText(s: string, d: Draft, depth: number): void {
   d.from = outer
 }
 
+/** `Caused by: dev.langchain4j.exception.RateLimitException: message` lines of a Java stack trace. */
+const CAUSED_BY_RE = /\nCaused by: (?:[a-z_][\w$]{0,60}\.){0,10}([A-Z][\w$]{1,80}(?:Error|Exception))(?::[ \t]?([^\n]{0,2000}))?/g
+
+function lastCausedBy(s: string): { name: string; message: string } | null {
+  CAUSED_BY_RE.lastIndex = 0
+  let last: RegExpExecArray | null = null
+  let m: RegExpExecArray | null
+  let n = 0
+  const t = s.length > 65536 ? s.slice(0, 65536) : s
+  while ((m = CAUSED_BY_RE.exec(t)) !== null && n++ < 32) last = m
+  return last === null ? null : { name: last[1], message: (last[2] ?? "").trim() }
+}
+
 /** Google's QuotaFailure violation, however printed: `quotaId:GenerateRequestsPerDay…`, `"quotaId": "…"`. */
 const QUOTA_ID_RE = /\bquota(?:Id|_id)\\?["']?[ \t]{0,2}[:=][ \t]{0,2}\\?["']?([A-Za-z][\w.\/-]{3,160})/
 
@@ -143,6 +165,9 @@ const LEADING_STATUS_RE = /^[45]\d\d[ \t]+(?=[A-Z\u4e00-\u9fff])/
 
 const PY_RAISE_LINE_RE = /^[ \t]{2,16}raise [A-Za-z_][\w.]{0,80}\(/m
 
+/** The message line of a labelled error report: `错误信息: …`, `Error message: …`. */
+const MESSAGE_LABEL_LINE_RE = /^[ \t]{0,8}(?:错误信息|错误详情|报错信息|Error message|Error Message)[ \t]{0,2}[:：][ \t]{0,2}(\S[^\n]{0,2000})$/m
+
 /** A line that only labels the status: `Status Code: 429`, `HTTP status: 503`. */
 const STATUS_LABEL_LINE_RE = /^(?:HTTP[ \t])?status(?:[ \t]code)?[ \t]{0,2}:?[ \t]{0,2}[45]\d\d$/i
 
@@ -153,6 +178,12 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
   if (s.indexOf("\n") !== -1 && (s.indexOf("Traceback (most recent call last)") !== -1 || PY_RAISE_LINE_RE.test(s))) {
     const last = lastExceptionMessage(s)
     if (last !== null) return last
+  }
+  // an error report that labels its message line (`错误信息: …`, `Error message: …`), as UIs print
+  // name / message / stack
+  if (s.indexOf("\n") !== -1 && (s.indexOf("信息") !== -1 || s.indexOf("essage:") !== -1)) {
+    const labelled = MESSAGE_LABEL_LINE_RE.exec(s)
+    if (labelled !== null) return labelled[1].trim()
   }
   if (cls !== null && s.charCodeAt(cls.end) === 58 /* : */) {
     let rest = restOfLine(s, cls.end + 1).trim()

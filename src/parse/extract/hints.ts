@@ -31,7 +31,7 @@ const MODEL_GOOGLE_RE = /\bmodels\/([A-Za-z0-9][\w.-]{0,127})(?=:[a-zA-Z]|:?[\s'
 /** Hugging Face's router and inference API: `/models/Qwen/Qwen2.5-Coder-32B-Instruct/v1/chat/completions`. */
 const MODEL_HF_PATH_RE = /\/models\/([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.-]{0,127})\/(?:v\d|pipeline)/
 /** A model named before the word: `the ［doubao-seed-1-6 model`, `for the gpt-4o model`. */
-const MODEL_BEFORE_RE = /\bthe[ \t]{1,3}[［\[`'"]?([A-Za-z][\w.:/-]{1,127})[］\]`'"]?[ \t]{1,3}model\b/
+const MODEL_BEFORE_RE = /\b(?:the|use|using)[ \t]{1,3}[［\[`'"]?([A-Za-z][\w.:/-]{1,127})[］\]`'"]?[ \t]{1,3}model\b/
 const MODEL_BEDROCK_RE = /\/model\/([A-Za-z0-9][\w.:%-]{0,160})\/(?:invoke|converse)/
 /** Fireworks model ids in a URL or text: `accounts/fireworks/models/llama-v3p1-8b-instruct/…`. */
 const MODEL_ACCOUNTS_RE = /\baccounts\/[A-Za-z0-9][\w-]{0,63}\/models\/([A-Za-z0-9][\w.-]{0,127})/
@@ -44,11 +44,16 @@ const MODEL_FLAG_RE = /(?:^|\s)(?:--model(?:[-_]id|[-_]name)?|(?<!python[\d.]{0,
  * word when that looks like an id (`Model: claude-3-5-sonnet with diff edit format`).
  */
 const MODEL_LINE_RE = /^[ \t]{0,8}Model:[ \t]{1,4}([A-Za-z0-9][^\n,;{}"]{0,79}?)[ \t]*$/m
+const MODEL_WITH_PROVIDER_RE = /^(\S{2,128}) \([a-z][\w .-]{0,30}\)$/
+/** Words of a sentence after a model id (`claude-3-5-sonnet with diff edit format`), not of a display name. */
+const DISPLAY_NAME_PROSE_RE = /\s(?:with|using|via|for|on|in|and|at|from|is|was)\s/i
 /** one-api / new-api relays: `当前分组 default 下对于模型 <model> 无可用渠道` (the model may be a Chinese alias). */
 const MODEL_ONEAPI_RE = /对于模型[ \t]{0,2}([^\s，。,]{1,128})[ \t]{0,2}无可用渠道/
 const MODEL_PAREN_RE = /\bError \(([A-Za-z0-9][\w.:/-]{1,127})\)/
 /** Azure OpenAI: `Your requests to gpt-4o for gpt-4o in eastus2 have exceeded ...`. */
 const MODEL_AZURE_RE = /\brequests to ([A-Za-z0-9][\w.:-]{1,127}) for [A-Za-z0-9][\w.:-]{0,127} in /
+/** Open WebUI's `Oops! There was an issue connecting to <model>.` */
+const MODEL_CONNECTING_RE = /\bissue connecting to ([A-Za-z0-9][\w.:/@+-]{0,127}?)\.?(?:\s|$)/
 /** Azure OpenAI's deployment or legacy engine as a key: `engine=gpt-35-turbo-16k`, `"deployment_name": "gpt4-eastus"`. */
 const MODEL_DEPLOYMENT_KV_RE = /\b(?:engine|deployment(?:[_-]?(?:id|name))?)\\?["']?[ \t]{0,3}[:=][ \t]{0,3}\\?["'`]?([A-Za-z0-9][\w.:-]{0,127})/i
 /** OpenRouter: `No endpoints found for x/y`, `x/y is temporarily rate-limited upstream`. */
@@ -76,6 +81,7 @@ const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["accounts/", MODEL_ACCOUNTS_RE],
   ["odel", MODEL_IN_PARENS_RE],
   ["requests to ", MODEL_AZURE_RE],
+  ["issue connecting to ", MODEL_CONNECTING_RE],
   ["engine", MODEL_DEPLOYMENT_KV_RE],
   ["deployment", MODEL_DEPLOYMENT_KV_RE],
   ["limit_", MODEL_OPENROUTER_LIMIT_RE],
@@ -129,7 +135,11 @@ function readModel(s: string, d: Draft): void {
     if (line !== null) {
       const v = line[1].trim()
       const words = v.split(/[ \t]+/)
-      if (words.length <= 4 && !isNullWord(v)) return setModel(d, v)
+      // an id with the provider after it in parentheses (`gpt-4.1-mini_docs (azure)`)
+      const withProvider = MODEL_WITH_PROVIDER_RE.exec(v)
+      if (withProvider !== null && isModelLike(withProvider[1])) return setModel(d, withProvider[1])
+      // a display name (`Llama 3.3 70B`, `StepFun: Step 3.5 Flash (free)`), not a sentence
+      if (words.length <= 6 && !DISPLAY_NAME_PROSE_RE.test(v) && !isNullWord(v)) return setModel(d, v)
       if (isModelLike(trimPunct(words[0]))) return setModel(d, trimPunct(words[0]))
     }
   }

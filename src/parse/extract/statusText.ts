@@ -50,7 +50,7 @@ const REASON_ONLY: ReadonlyArray<readonly [string, number]> = [
  * without the HTTP version; google-api-core's `ServiceUnavailable: 503 The model is overloaded` (a
  * CamelCase exception name, the code, a sentence). (Parse-side only: the pre-filter does not look for these.)
  */
-const TAGGED_STATUS_RE = /(?:(?:\b|_)(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused|rejected) \(|\breason:[ \t]{0,3}\[|\| {1,3}(?=[45]\d\d {1,3}\|)|\bgot[ \t]{1,2}|(?<=\b[A-Z][a-z]{1,20}(?:[A-Z][a-z]{1,20}){1,4}): (?=[45]\d\d [A-Z])|\b(?:GET|POST|PUT|PATCH|DELETE)[ \t]{1,4}(?:https?:\/\/|\/)[^\s"']{1,500}[ \t]{1,4})([45]\d\d)(?![\w.])|\b([45]\d\d), message=['"]/i
+const TAGGED_STATUS_RE = /(?:(?:\b|_)(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused|rejected) \(|\breason:[ \t]{0,3}\[|\| {1,3}(?=[45]\d\d {1,3}\|)|\bgot[ \t]{1,2}|\b(?:code|status) (?:was|is|of) |(?:^|\n)[ \t]{0,4}(?=[45]\d\d \[[A-Za-z])|(?<=\b[A-Z][a-z]{1,20}(?:[A-Z][a-z]{1,20}){1,4}): (?=[45]\d\d [A-Z])|\b(?:GET|POST|PUT|PATCH|DELETE)[ \t]{1,4}(?:https?:\/\/|\/)[^\s"']{1,500}[ \t]{1,4})([45]\d\d)(?![\w.])|\b([45]\d\d), message=['"]/i
 
 /** The status shown in `s` and where; `index` -1: named only by its reason phrase. */
 export function findStatus(s: string, skipFrom: number, skipTo: number): { status: number; index: number } | null {

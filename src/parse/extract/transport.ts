@@ -27,7 +27,7 @@ export function transportSignature(s: string): string | null {
  * failed, which a bare socket error (`ECONNREFUSED` of a database driver) does not say.
  */
 const HTTP_CLIENT_TRANSPORT_RE =
-  /fetch failed|\bUND_ERR_[A-Z_]+|\b(?:Connect|Headers|Body)TimeoutError\b|\breqwest::Error\b|\bNewConnectionError\b|\bClientConnectorError\b|\bAPIConnectionError\b|\bAPITimeoutError\b|\bFetchError: request to https?:|upstream connect error|on endpoint URL:|\b(?:Get|Post|Put|Patch|Delete) "https?:\/\/[^"\s]{1,300}": |stream error: stream ID \d+|stream disconnected before completion|\bTypeError: (?:Failed to fetch|network error|Load failed)\b|\bNetworkError when attempting to fetch resource\b|node:internal\/deps\/undici\//
+  /fetch failed|\bUND_ERR_[A-Z_]+|\b(?:Connect|Headers|Body)TimeoutError\b|\breqwest::Error\b|\bNewConnectionError\b|\bClientConnectorError\b|\bAPIConnectionError\b|\bAPITimeoutError\b|\bFetchError: request to https?:|upstream connect error|on endpoint URL:|\b(?:Get|Post|Put|Patch|Delete) "https?:\/\/[^"\s]{1,300}": |stream error: stream ID \d+|stream disconnected before completion|\bTypeError: (?:Failed to fetch|network error|Load failed)\b|\bNetworkError when attempting to fetch resource\b|node:internal\/deps\/undici\/|\bClient\.Timeout (?:exceeded|or context cancellation)/
 
 export function isHttpClientTransport(s: string): boolean {
   return HTTP_CLIENT_TRANSPORT_RE.test(s.length > 16384 ? s.slice(0, 16384) : s)
