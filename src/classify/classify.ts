@@ -153,7 +153,10 @@ function decideCategory(f: ParsedFailure): Verdict {
   if (rule !== null) return verdict(rule.category, text, { kind: "rule", name: rule.name }, rule.rateLimitKind ?? undefined)
   const input: CatalogInput = { status: f.status ?? f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, text, provider: f.provider }
   let v: Verdict
-  if (f.status === null && f.phraseStatus === null) v = withoutStatus(f, text, lookup(input, WORD_ORDER))
+  // a success status with an error body (Qianfan's and MiniMax's HTTP 200) says nothing of the
+  // category: the body's code and words decide, as without a status
+  const shown = f.status ?? f.phraseStatus
+  if (shown === null || shown < 400) v = withoutStatus(f, text, lookup({ ...input, status: null }, WORD_ORDER))
   else {
     v = withStatus(f, f.status ?? f.phraseStatus!, text, input)
     // a status named only by its reason phrase decides as wording, not as a status the record shows

@@ -433,3 +433,25 @@ describe("shape families of the wild3 tune records (made-up lines)", () => {
     expect(parseRecord('INFO:     127.0.0.1:1 - "POST /v1/chat/completions HTTP/1.1" 200 OK\nINFO:     127.0.0.1:2 - "POST /v1/chat/completions HTTP/1.1" 200 OK')._tag).toBe("Ignored")
   })
 })
+
+describe("more wordings (made-up lines, step 4 of issue 14)", () => {
+  it("a success status with an error body is decided by the body's words (Qianfan's 200)", () => {
+    const { f, c } = failure('HTTP Request: POST https://aip.baidubce.com/rpc/2.0/ai_custom/v1/wenxinworkshop/chat/completions_pro?access_token=x "HTTP/1.1 200 OK"\n{"error_code":18,"error_msg":"Open api qps request limit reached"}')
+    expect(c.category).toBe("rate_limit")
+    expect(f.model).toBe("completions_pro")
+  })
+
+  it("models: 模型名称, a quoted deployment, llm_model=, a nested JSON status", () => {
+    expect(failure("调用失败，模型名称: qwen-max，错误: 429 Too Many Requests").f.model).toBe("qwen-max")
+    expect(failure('request failed for deployment "gpt-4o-eus2": 429 Too Many Requests').f.model).toBe("gpt-4o-eus2")
+    expect(failure('llm_model=qwen2.5-72b-instruct error="429 Too Many Requests"').f.model).toBe("qwen2.5-72b-instruct")
+    const nested = failure('{"timestamp":"2025-01-01T00:00:00Z","level":"ERROR","logger":"ai.client","message":"chat failed","context":{"model":"gpt-4o","status":503}}')
+    expect(nested.f.status).toBe(503)
+    expect(nested.f.model).toBe("gpt-4o")
+  })
+
+  it("a status alone at the end of a failure line, 次数超限", () => {
+    expect(failure("2025-01-01 00:00:00 ERROR [OpenAIService] model=gpt-4o-mini failed after 3 attempts: 429").f.status).toBe(429)
+    expect(failure("当前模型 deepseek-chat 调用次数超限，请稍后重试").c.category).toBe("rate_limit")
+  })
+})

@@ -7,9 +7,9 @@ import { findClass } from "./sdkException.js"
 import { transportSignature } from "./transport.js"
 
 /** `model: x`, `"model_name": "x"`, Gemini's `"modelVersion": "gemini-2.0-flash"` (its responses and stream frames). */
-const MODEL_KV_RE = /\bmodel(?:_name|Name|_id|Id|ID|Version)?\\?["']?[ \t]{0,3}[:=][ \t]{0,3}(\\?["'`]?)([A-Za-z0-9][\w.:/@+-]{0,127})/i
+const MODEL_KV_RE = /(?:\b|(?<=_))model(?:_name|Name|_id|Id|ID|Version)?\\?["']?[ \t]{0,3}[:=][ \t]{0,3}(\\?["'`]?)([A-Za-z0-9][\w.:/@+-]{0,127})/i
 
-const MODEL_QUOTED_RE = /\bmodels?\s{1,8}[`'"‘“\[]([^`'"’”\s\]]{1,128})[`'"’”\]]/i
+const MODEL_QUOTED_RE = /\b(?:models?|deployment)\s{1,8}[`'"‘“\[]([^`'"’”\s\]]{1,128})[`'"’”\]]/i
 
 /** A quoted model name: letters first, an id's characters (not a sentence, not a path of the file system). */
 const QUOTED_NAME_RE = /^[A-Za-z][\w.:/@+-]{1,127}$/
@@ -23,7 +23,7 @@ const MODEL_REACHED_RE = /(?:reached|too large) for (?!model\b)([A-Za-z0-9][\w.:
 /** The group is the rest of its line: a configured name may hold spaces (`Received Model Group=Cohere - command-r-08-2024`). */
 const MODEL_LITELLM_GROUP_RE = /Received Model Group=([A-Za-z0-9][^\n]{0,127}?)[ \t]*(?:\\n|\n|$|Available Model Group)/
 
-const MODEL_ZH_RE = /模型[ \t]*[:：]?[ \t]*([A-Za-z0-9][\w.:/-]{0,127})/
+const MODEL_ZH_RE = /模型(?:名称|名|ID|id)?[ \t]*[:：]?[ \t]*([A-Za-z0-9][\w.:/-]{0,127})/
 
 const MODEL_PATH_RE = /\/(?:engines|deployments)\/([A-Za-z0-9][\w.:-]{0,127})\//
 /** Gemini / Vertex `models/gemini-1.5-pro:generateContent`, `models/x is not found`; Bedrock `/model/<id>/invoke`. */
@@ -33,6 +33,8 @@ const MODEL_HF_PATH_RE = /\/models\/([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.-]{
 /** A model named before the word: `the ［doubao-seed-1-6 model`, `for the gpt-4o model`. */
 const MODEL_BEFORE_RE = /\b(?:the|use|using)[ \t]{1,3}[［\[`'"]?([A-Za-z][\w.:/-]{1,127})[］\]`'"]?[ \t]{1,3}model\b/
 const MODEL_BEDROCK_RE = /\/model\/([A-Za-z0-9][\w.:%-]{0,160})\/(?:invoke|converse)/
+/** Baidu Qianfan's v1 paths name the model: `/wenxinworkshop/chat/eb-instant?access_token=…`. */
+const MODEL_QIANFAN_PATH_RE = /\/wenxinworkshop\/(?:chat|completions|embeddings)\/([A-Za-z0-9][\w.-]{0,127})(?=[?\s"'#]|$)/
 /** Fireworks model ids in a URL or text: `accounts/fireworks/models/llama-v3p1-8b-instruct/…`. */
 const MODEL_ACCOUNTS_RE = /\baccounts\/[A-Za-z0-9][\w-]{0,63}\/models\/([A-Za-z0-9][\w.-]{0,127})/
 
@@ -64,6 +66,9 @@ const MODEL_OPENROUTER_LIMIT_RE = /\blimit_[a-z]{3}\/([A-Za-z0-9][\w.:-]{0,63}\/
 /** `model(BAAI/bge-m3)`, `to model (gemini-1.5-flash)`. */
 const MODEL_IN_PARENS_RE = /\bmodel[ \t]?\([ \t]*([A-Za-z0-9][\w.:/@+-]{0,127})[ \t]*\)/i
 
+/** Patterns whose capture is the model by the API's design (`/wenxinworkshop/chat/completions_pro`). */
+const SLOT_RES: ReadonlySet<RegExp> = new Set([MODEL_QIANFAN_PATH_RE])
+
 const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["reached for", MODEL_REACHED_RE],
   ["too large for", MODEL_REACHED_RE],
@@ -79,9 +84,11 @@ const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["--model", MODEL_FLAG_RE],
   [" -m ", MODEL_FLAG_RE],
   ["accounts/", MODEL_ACCOUNTS_RE],
+  ["/wenxinworkshop/", MODEL_QIANFAN_PATH_RE],
   ["odel", MODEL_IN_PARENS_RE],
   ["requests to ", MODEL_AZURE_RE],
   ["issue connecting to ", MODEL_CONNECTING_RE],
+  ["deployment ", MODEL_QUOTED_RE],
   ["engine", MODEL_DEPLOYMENT_KV_RE],
   ["deployment", MODEL_DEPLOYMENT_KV_RE],
   ["limit_", MODEL_OPENROUTER_LIMIT_RE],
@@ -171,7 +178,8 @@ function readModel(s: string, d: Draft): void {
     const m = re.exec(s)
     if (m !== null) {
       const v = trimPunct(m[1].indexOf("%") === -1 ? m[1] : decodePath(m[1]))
-      if (isModelLike(v)) {
+      // a slot that holds the model by the API's design (Qianfan's path) needs no id's look
+      if (SLOT_RES.has(re) ? QUOTED_NAME_RE.test(v) : isModelLike(v)) {
         setModel(d, v)
         return
       }

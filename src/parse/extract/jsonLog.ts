@@ -2,7 +2,7 @@
  * Extractor: JSON log objects (pino, winston, bunyan, structlog, Vector / Fluent Bit records) and
  * the serialized exceptions inside them (`err`, `error` with a stack, `exception`).
  */
-import { type Draft, MAX_DEPTH, getPath, isRecord, note, setClass, setCode, setModel, setRequestId, setStatus, str, toStatus } from "../draft.js"
+import { type Draft, MAX_DEPTH, getPath, isRecord, note, setBodyStatus, setClass, setCode, setModel, setRequestId, setStatus, str, toStatus } from "../draft.js"
 import { providerOfName } from "../../catalog/index.js"
 import { readBody, readBodyValue, readErrorMember } from "./errorBody.js"
 import { readText } from "./freeText.js"
@@ -226,6 +226,8 @@ const MODEL_KEYS = new Set([
   "deployment", "deployment_name", "deploymentName", "deployment_id", "deploymentId"
 ])
 
+const NESTED_STATUS_KEYS = new Set(["status", "statusCode", "status_code", "http_status", "httpStatus"])
+
 const REQUEST_ID_KEYS = new Set(["requestId", "request_id", "x-request-id", "xRequestId", "x_request_id", "request-id", "apim-request-id"])
 
 const URL_KEYS = new Set(["url", "path", "endpoint", "uri", "originalUrl", "requestUrl", "http.url", "http.target", "url.full", "url.path", "target"])
@@ -253,6 +255,9 @@ function scanObjectHints(root: Record<string, unknown>, d: Draft): void {
       }
       if (MODEL_KEYS.has(k)) {
         if (d.model === null) setModel(d, v)
+      } else if (NESTED_STATUS_KEYS.has(k)) {
+        // a failure status kept in an object of the application's own (`"context": {"status": 503}`)
+        if (o !== root && typeof v === "number" && v >= 400 && v <= 599 && d.status === null && d.bodyStatus === null) setBodyStatus(d, v)
       } else if (REQUEST_ID_KEYS.has(k)) {
         setRequestId(d, v)
       } else if (URL_KEYS.has(k)) {
