@@ -455,3 +455,22 @@ describe("more wordings (made-up lines, step 4 of issue 14)", () => {
     expect(failure("当前模型 deepseek-chat 调用次数超限，请稍后重试").c.category).toBe("rate_limit")
   })
 })
+
+describe("UI-rendered failures (made-up lines)", () => {
+  const prefiltered = (text: string) => {
+    const r = parseRecord(text, { prefiltered: true })
+    if (r._tag !== "Failure") throw new Error(`ignored: ${r.reason}`)
+    return { f: r.failure, c: classify(r.failure) }
+  }
+
+  it("Open WebUI's `issue connecting to <model>` and an editor's `unable to reach the model provider` are transport failures once they reach the parser (the pre-filter does not pass them yet)", () => {
+    const owui = prefiltered("Oops! There was an issue connecting to acme-4o-mini.")
+    expect(owui.c.category).toBe("transport")
+    expect(owui.f.model).toBe("acme-4o-mini")
+    expect(prefiltered("Editor: Unable to reach the model provider. Please check your API key.").c.category).toBe("transport")
+  })
+
+  it("Gemini's safety block is an invalid request", () => {
+    expect(failure("[GoogleGenerativeAI Error]: Candidate was blocked due to SAFETY").c.category).toBe("invalid_request")
+  })
+})
