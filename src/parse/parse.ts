@@ -272,7 +272,8 @@ function decide(d: Draft, text: string): ParseResult | null {
       if (d.transportError === null) return IGNORED["no failure signal"]
       // a transport failure counts when the record shows an API call: LLM words or paths, a known
       // API host (`generativelanguage.googleapis.com`) or provider marker, or an HTTP client's own failure
-      if (!d.transportExplicit && !LLM_CONTEXT_RE.test(text) && !isHttpClientTransport(text) && providerOfHosts(text) === null && providerOfText(head) === null) {
+      // (a model the record names is LLM context too: `issue connecting to <model>`)
+      if (!d.transportExplicit && d.model === null && !LLM_CONTEXT_RE.test(text) && !isHttpClientTransport(text) && providerOfHosts(text) === null && providerOfText(head) === null) {
         return IGNORED["not an API call"]
       }
     }
