@@ -474,3 +474,11 @@ describe("UI-rendered failures (made-up lines)", () => {
     expect(failure("[GoogleGenerativeAI Error]: Candidate was blocked due to SAFETY").c.category).toBe("invalid_request")
   })
 })
+
+describe("self-hosted and Azure wordings (made-up lines)", () => {
+  it("Azure's 'The operation was timeout.' is a transport failure; an InternalServerError code is a server error; vLLM's maximum model length is an invalid request", () => {
+    expect(failure('{"error":{"code":"Timeout","message":"The operation was timeout."}}').c.category).toBe("transport")
+    expect(failure('{"error":{"code":"InternalServerError","message":"The service is temporarily unable to process your request."}}').c.category).toBe("server_error")
+    expect(failure("vllm: ValueError: The decoder prompt (length 9000) is longer than the maximum model length of 8192.").c.category).toBe("invalid_request")
+  })
+})
