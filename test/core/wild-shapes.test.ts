@@ -482,3 +482,23 @@ describe("self-hosted and Azure wordings (made-up lines)", () => {
     expect(failure("vllm: ValueError: The decoder prompt (length 9000) is longer than the maximum model length of 8192.").c.category).toBe("invalid_request")
   })
 })
+
+describe("rate-limit kinds and a lower-case 'rate limit' after the status (made-up lines)", () => {
+  it("`429 rate limit: max 10 req/min` shows the status and an RPM limit", () => {
+    const { f, c } = failure("429 rate limit: max 10 req/min")
+    expect(f.status).toBe(429)
+    expect(c.rateLimitKind).toBe("RPM")
+  })
+
+  it("kinds in words", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["429 You have exceeded the requests-per-minute limit for this model", "RPM"],
+      ["429 Too many tokens per minute. Limit: 100000", "TPM"],
+      ["429 You exceeded your daily limit of 1000 requests", "RPD"],
+      ["429 You have reached the limit of 50 requests per hour", "RPH"],
+      ["429 今日请求次数已达上限", "RPD"],
+      ["429 Token 使用量超过每分钟限制", "TPM"]
+    ]
+    for (const [text, kind] of cases) expect(failure(text).c.rateLimitKind, text).toBe(kind)
+  })
+})

@@ -20,7 +20,7 @@ const REASONS = [
   "web server", "connection timed out", "origin is unreachable", "a timeout occurred",
   "ssl handshake failed", "invalid ssl certificate", "unavailable", "resource_exhausted",
   "resource exhausted", "deadline_exceeded", "deadline exceeded", "permission_denied", "unauthenticated", "status code",
-  "provider returned error",
+  "provider returned error", "rate limit", "rate-limit",
   "error",
   // google-api-core's field violations after the code (`400 * GenerateContentRequest.contents: …`)
   "* "
