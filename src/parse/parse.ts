@@ -142,6 +142,14 @@ const LLM_CONTEXT_RE =
 const LLM_WORDS_RE =
   /openai|anthropic|litellm|\bllm|\bgpt|claude|gemini|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|completions|embeddings|\bmodels?\b|模型/i
 
+/** An LLM call's failure in an application's words: the call named, then the failure, on one line. */
+const LLM_CALL_ERROR_RE =
+  /\b(?:llm|completions?|inference)\b[^\n]{0,40}?\b(?:error|failed|failure|empty)\b|\b(?:error|failed|failure)\b[^\n]{0,24}?\b(?:llm|completions?|stream response)\b/i
+const SUCCESS_RE = /\b(?:success(?:fully)?|succeeded|completed|resolved|recovered)\b/i
+
+/** An exception class leading a line, then its message: `XyzError: …`, `com.acme.FooException: …`. */
+const EXCEPTION_CLASS_LINE_RE = /(?:^|\n)[ \t]{0,8}(?:[A-Za-z_][\w]{0,60}\.){0,8}[A-Z]\w{0,60}(?:Error|Exception)(?:\[[^\]\n]{0,40}\])?:[ \t]/
+
 function conclude(d: Draft, text: string): ParseResult {
   resolveStatus(d, text)
   if (d.code === null && d.errorClass !== null && codeNamedByClass(d.errorClass) !== null) setCode(d, d.errorClass)
@@ -267,6 +275,12 @@ function decide(d: Draft, text: string): ParseResult | null {
     const worded =
       categoryFromWording(head) !== null ||
       (d.knownClass && LLM_CONTEXT_RE.test(text)) ||
+      // any exception class raised around an LLM call (`CohereAPIError: …`, `OllamaError: …`):
+      // the words name the provider or the model API, the class says it failed
+      (d.errorClass !== null && EXCEPTION_CLASS_LINE_RE.test(head) && LLM_WORDS_RE.test(text)) ||
+      // an error logged about an LLM call in the application's own words (`sse error: LLM model
+      // response empty`, `error unmarshalling stream response`)
+      (LLM_CALL_ERROR_RE.test(head) && !SUCCESS_RE.test(head)) ||
       recognises({ code: d.code, errorType: d.errorType, errorClass: d.errorClass, text: d.message ?? head, provider: d.provider ?? providerOfText(head)?.provider ?? null })
     if (!worded) {
       if (d.transportError === null) return IGNORED["no failure signal"]

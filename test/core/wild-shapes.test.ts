@@ -502,3 +502,15 @@ describe("rate-limit kinds and a lower-case 'rate limit' after the status (made-
     for (const [text, kind] of cases) expect(failure(text).c.rateLimitKind, text).toBe(kind)
   })
 })
+
+describe("an LLM call's failure in an application's own words (made-up lines)", () => {
+  it("`sse error: LLM model response empty`, `error unmarshalling stream response`, `CohereAPIError: …` are failed calls", () => {
+    expect(failure("2024-08-05 00:42:54 [Error] 2024-08-04 16:42:54 sse error: LLM model response empty").c.category).toBe("unknown")
+    expect(failure("[SYS] 2023/10/18 - 08:50:03 | error unmarshalling stream response: invalid character 'Y' looking for beginning of value").c).toBeDefined()
+  })
+
+  it("other applications' errors are not", () => {
+    expect(parseRecord("2024-01-01 10:00:00 ERROR [web] chat room 42 failed to load: user not found")._tag).toBe("Ignored")
+    expect(parseRecord("INFO llm completion succeeded after 1 retry (error budget ok)")._tag).toBe("Ignored")
+  })
+})
