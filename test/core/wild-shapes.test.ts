@@ -514,3 +514,16 @@ describe("an LLM call's failure in an application's own words (made-up lines)", 
     expect(parseRecord("INFO llm completion succeeded after 1 retry (error budget ok)")._tag).toBe("Ignored")
   })
 })
+
+describe("status-table refinements by wording (made-up lines)", () => {
+  it("a 404 saying `Model not found: <model>` is a missing model, and names it", () => {
+    const { f, c } = failure("Error code: 404 - {'detail': 'Model not found: acme3:8b'}")
+    expect(c.category).toBe("model_not_found")
+    expect(f.model).toBe("acme3:8b")
+  })
+
+  it("a relay's `insufficient_user_quota` / `quota is not enough` is quota whatever the status", () => {
+    expect(failure("Error code: 500 - {'error': {'message': 'insufficient_user_quota', 'type': 'new_api_error'}}").c.category).toBe("quota")
+    expect(failure("Error code: 403 - {'error': {'message': 'user quota is not enough', 'type': 'new_api_error'}}").c.category).toBe("quota")
+  })
+})

@@ -14,6 +14,9 @@ const MODEL_QUOTED_RE = /\b(?:models?|deployment)\s{1,8}[`'"‘“\[]([^`'"’�
 /** A quoted model name: letters first, an id's characters (not a sentence, not a path of the file system). */
 const QUOTED_NAME_RE = /^[A-Za-z][\w.:/@+-]{1,127}$/
 
+/** `Model not found: llama3:8b`. */
+const MODEL_NOT_FOUND_NAMED_RE = /\bmodel not found[:,]?[ \t]{1,4}['"`]?([A-Za-z0-9][\w.:/@+-]{0,127})/i
+
 /** `for model deepseek-ai/DeepSeek-R1`: an unquoted id after the word, accepted only when it looks like one. */
 const MODEL_BARE_RE = /\bmodel(?:\s{1,4}(?:or endpoint|id|name))?\s{1,8}([A-Za-z0-9][\w.:/@+\u2010\u2011-]{0,127})/i
 
@@ -88,6 +91,7 @@ const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["odel", MODEL_IN_PARENS_RE],
   ["requests to ", MODEL_AZURE_RE],
   ["issue connecting to ", MODEL_CONNECTING_RE],
+  ["ot found", MODEL_NOT_FOUND_NAMED_RE],
   ["deployment ", MODEL_QUOTED_RE],
   ["engine", MODEL_DEPLOYMENT_KV_RE],
   ["deployment", MODEL_DEPLOYMENT_KV_RE],
