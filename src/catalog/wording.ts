@@ -9,19 +9,19 @@ import type { Category } from "../classify/Event.js"
 export const wording = {
   realname: /real[- ]?name|实名/i,
   quota:
-    /insufficient[_ ]quota|exceeded your current quota|quota (?:has been |is )?(?:exceeded|exhausted|used up)|out of quota|insufficient (?:account |credit )?balance|balance (?:is )?(?:insufficient|not enough|too low)|credit balance is too low|out of credits|insufficient credits|(?:requires|need|add) more credits|insufficient funds|overdue balance|reached your specified (?:api )?usage limits?|account (?:is )?(?:in arrears|overdue)|\barrearage\b|余额不足|欠费|额度不足|额度已用完|额度已用尽|配额不足|无可用资源包/i,
+    /insufficient[_ ](?:user[_ ])?quota|quota is not enough|exceeded your current quota|quota (?:has been |is )?(?:exceeded|exhausted|used up)|out of quota|insufficient (?:account |credit )?balance|balance (?:is )?(?:insufficient|not enough|too low)|credit balance is too low|out of credits|insufficient credits|(?:requires|need|add) more credits|insufficient funds|overdue balance|reached your specified (?:api )?usage limits?|account (?:is )?(?:in arrears|overdue)|\barrearage\b|(?:doesn't|does not|don't|do not) have (?:any |enough )?credits|used all (?:of )?(?:the |your )?(?:available )?credits|(?:reached|exceeded) (?:its|your|the) (?:monthly )?spending limit|spending[- ]limit (?:reached|exceeded)|余额不足|欠费|额度不足|额度已用完|额度已用尽|配额不足|无可用资源包/i,
   modelNotFound:
-    /\bmodels?\b[^\n]{0,100}?\b(?:does not|doesn't|not) exists?\b|\bmodels?\b[^\n]{0,60}?\b(?:was|is) not found\b|model_not_found|no such model|unknown model|模型不存在|模型[^，。\n]{0,40}不存在/i,
+    /\bmodels?\b[^\n]{0,100}?\b(?:does not|doesn't|(?<!may )not) exists?\b|\bmodels?\b[^\n]{0,60}?\b(?:was|is) not found\b|\bmodel[ \t]{1,2}['"`][^'"`\n]{1,128}['"`][ \t]{1,2}not found\b|\bmodel not found\b|model_not_found|no such model|unknown model|模型不存在|模型[^，。\n]{0,40}不存在/i,
   rateLimit:
-    /rate[ _-]?limit(?:ed|ing)?[ _](?:reached|exceeded|error|hit)|(?:due to|hit|exceeds?|exceeded|reached) (?:the |your |a )?(?:\w+ )?rate[ _-]?limit|\bRateLimitError\b|too many (?:requests|tokens)|\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD|QPS)\b[^.\n]{0,24}(?:limit|reached|exceeded)|(?:limit|reached|max|exceeded)[^.\n]{0,24}\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD|QPS)\b|concurrency limit (?:exceeded|reached)|too many concurrent requests|high concurrency usage|限流|请求过于频繁|频率超限|速率限制|调用次数(?:已达|超过)?上限|次数已达上限|并发(?:数|量|请求数)?(?:超限|过高|超过上限|已达上限)/i,
+    /rate[ _-]?limit(?:ed|ing)?[ _](?:reached|exceeded|error|hit)|(?:due to|hit|exceeds?|exceeded|reached) (?:the |your |a )?(?:\w+ )?rate[ _-]?limit|\bRateLimit(?:Error|Exception)\b|throttling threshold|\bover ratelimit\b|请求速度过快|too ?many ?(?:requests|tokens)|(?<!\d )\brate[ _-]?limited\b|requests? (?:are |is )?too frequent|temporarily limiting requests|\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD|QPS)\b[^.\n]{0,24}(?:limit|reached|exceeded)|(?:limit|reached|max|exceeded)[^.\n]{0,24}\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD|QPS)\b|concurrency limit (?:exceeded|reached)|too many concurrent requests|high concurrency usage|限流|请求过于频繁|频率超限|速率限制|调用次数(?:已达|超过)?上限|(?:调用|请求|访问)次数(?:已)?超(?:限|出限制)|次数已达上限|并发(?:数|量|请求数)?(?:超限|过高|超过上限|已达上限)/i,
   overload: /too busy|\boverloaded\b|server is busy|system is busy|系统繁忙|服务繁忙|负载过高|服务器繁忙/i,
   authKey:
     /invalid api[ _-]?key|incorrect api[ _-]?key|api[ _-]?key is invalid|invalid_api_key|api key not valid|invalid x-api-key|authentication_error|api key (?:is )?(?:missing|not (?:set|provided))|access token (?:is )?(?:invalid|expired)|invalid access token|api_key client option must be set|no api key (?:was )?(?:provided|found)|(?:did not|didn't) provide an api[ _-]?key|api[ _-]?key (?:is )?(?:required|expired|revoked|disabled)|missing (?:api[ _-]?key|authentication header|authorization header)|令牌无效|密钥无效|无效的令牌|认证失败|鉴权失败|api key 错误|(?:令牌|密钥|api ?key)[ \t]{0,2}(?:已过期|过期了|无效|已失效)/i,
-  serverError: /server had an error|an error occurred while processing your request|internal server error|an internal error (?:has )?occurred|服务内部错误|内部服务错误|服务器内部错误/i,
+  serverError: /server had an error|an error occurred while processing your request|internal ?server ?error|an internal error (?:has )?occurred|服务内部错误|内部服务错误|服务器内部错误/i,
   invalidRequest:
-    /maximum context length|context[_ ]length[_ ]exceeded|content[_ ]policy[_ ]violation|参数错误|参数不合法|超出(?:模型)?最大上下文|上下文长度超|输入内容过长|内容安全审核/i,
+    /maximum context length|maximum model length|exceeds the available context size|\bblocked due to (?:SAFETY|RECITATION|PROHIBITED_CONTENT|BLOCKLIST|SPII)\b|inappropriate content|content security warning|\binvalid request: |\binvalid type: parameter\b|context[_ ]length[_ ]exceeded|content[_ ]policy[_ ]violation|参数错误|参数不合法|超出(?:模型)?最大上下文|上下文长度超|输入内容过长|内容安全审核/i,
   permission:
-    /\b(?:do|does) not have (?:access|permission) to|not allowed to access|permission denied|无权限|没有权限|权限不足|不在白名单/i
+    /\b(?:do|does) not have (?:access|permission) to|\bpermission '[^'\n]{1,100}' denied\b|not allowed to access|permission denied|无权限|没有权限|权限不足|不在白名单/i
 } as const
 
 /** The order in which wording is tried when no status is given: the most specific first. */

@@ -153,7 +153,10 @@ function decideCategory(f: ParsedFailure): Verdict {
   if (rule !== null) return verdict(rule.category, text, { kind: "rule", name: rule.name }, rule.rateLimitKind ?? undefined)
   const input: CatalogInput = { status: f.status ?? f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, text, provider: f.provider }
   let v: Verdict
-  if (f.status === null && f.phraseStatus === null) v = withoutStatus(f, text, lookup(input, WORD_ORDER))
+  // a success status with an error body (Qianfan's and MiniMax's HTTP 200) says nothing of the
+  // category: the body's code and words decide, as without a status
+  const shown = f.status ?? f.phraseStatus
+  if (shown === null || shown < 400) v = withoutStatus(f, text, lookup({ ...input, status: null }, WORD_ORDER))
   else {
     v = withStatus(f, f.status ?? f.phraseStatus!, text, input)
     // a status named only by its reason phrase decides as wording, not as a status the record shows
@@ -254,13 +257,15 @@ const KIND_ABBR_RE = /(?<![A-Za-z0-9])(RPM|RPH|RPD|TPM|TPD|IPM|IPD)(?![A-Za-z0-9
 /** `tokens per min`, `Tokens per Minute`, `requests_per_day`, `RequestsPerMinute`, `tokens per 1 minute`. */
 const KIND_WORDS_RE = /(?:\b|(?<=[a-z_])(?=[A-Z])|(?<=_))([Rr]equests?|REQUESTS?|[Tt]okens?|TOKENS?|[Ii]mages?|IMAGES?)(?:\s{1,4}|[_-]?)(?:Per(?:Model|Project|User|Region|Location)){0,3}(?:[Pp]er|PER)(?:\s{1,4}|[_-]?)(?:1\s)?([Mm]in(?:ute)?s?|MIN(?:UTE)?S?|[Hh]our|HOUR|[Dd]ay|DAY)(?![a-z])/
 /** `5 requests/min`, `10 requests per 60 seconds`. */
-const KIND_SLASH_RE = /\b(requests?|tokens?|images?)[ \t]?\/[ \t]?(min(?:ute)?|hour|day)\b|\b(requests?|tokens?|images?) per 60 ?s(?:ec(?:ond)?s?)?\b/i
+const KIND_SLASH_RE = /\b(requests?|reqs?|tokens?|images?)[ \t]?\/[ \t]?(min(?:ute)?|hour|day)\b|\b(requests?|tokens?|images?) per 60 ?s(?:ec(?:ond)?s?)?\b/i
 /** The period as an adjective before the resource: `daily limit of 100 requests`, `hourly request limit`, `per-day request quota`. */
 const KIND_PERIOD_FIRST_RE = /\b(daily|hourly|per[- ]day|per[- ]hour)\b[^.\n]{0,32}?\b(request|token|image|call)s?\b/i
 /** OpenRouter's limit names: `free-models-per-day`, `free-models-per-min`. */
 const KIND_MODELS_PER_RE = /\bmodels?-per-(min|day)\b/i
 const KIND_DAILY_RE = /\bdaily (?:\w+ )?(request|token|image)s?\b|\b(request|token|image)s? per day\b/i
 const KIND_ZH_RE = /(每分钟|每小时|每日|每天|当日|今日)/
+/** An API gateway's request policy: `policy ip over ratelimit,limit:5,time:1 minute` (Huawei APIG). */
+const KIND_POLICY_TIME_RE = /\blimit:\d{1,9},\s?time:1 (minute|hour|day)\b/i
 /**
  * The resource and the period apart: Anthropic's "request tokens has exceeded your per-minute rate
  * limit", OpenAI's older "on tokens_usage_based per min".
@@ -286,6 +291,8 @@ export function rateLimitKindOf(text: string): RateLimitKind {
   if (tokens !== null) return kindOf("token", tokens[1])
   const requests = KIND_REQUESTS_GAP_RE.exec(text)
   if (requests !== null) return kindOf("request", requests[1])
+  const policy = KIND_POLICY_TIME_RE.exec(text)
+  if (policy !== null) return kindOf("request", policy[1] === "minute" ? "min" : policy[1])
   const zh = KIND_ZH_RE.exec(text)
   if (zh !== null) {
     const unit = zh[1] === "每分钟" ? "min" : zh[1] === "每小时" ? "hour" : "day"

@@ -267,8 +267,11 @@ export function isNullWord(s: string): boolean {
 }
 
 export function isModelLike(v: string): boolean {
-  return v.length >= 2 && /[A-Za-z]/.test(v) && /[\d/\-.:]/.test(v) && !RATE_TIER_RE.test(v)
+  return v.length >= 2 && /[A-Za-z]/.test(v) && /[\d/\-.:]/.test(v) && !RATE_TIER_RE.test(v) && !CODE_EXPR_RE.test(v)
 }
+
+/** A code expression where a value would stand (`modelId=self.model_id` in a traceback's source line). */
+const CODE_EXPR_RE = /^(?:self|this|cls)\./
 
 /** OpenAI's old rate-limit tier names (`10KTPM-200RPM`) stand where a model's name does. */
 const RATE_TIER_RE = /^\d+K?TPM-\d+K?RPM$/i

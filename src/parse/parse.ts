@@ -142,6 +142,14 @@ const LLM_CONTEXT_RE =
 const LLM_WORDS_RE =
   /openai|anthropic|litellm|\bllm|\bgpt|claude|gemini|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|completions|embeddings|\bmodels?\b|模型/i
 
+/** An LLM call's failure in an application's words: the call named, then the failure, on one line. */
+const LLM_CALL_ERROR_RE =
+  /\b(?:llm|completions?|inference)\b[^\n]{0,40}?\b(?:error|failed|failure|empty)\b|\b(?:error|failed|failure)\b[^\n]{0,24}?\b(?:llm|completions?|stream response)\b/i
+const SUCCESS_RE = /\b(?:success(?:fully)?|succeeded|completed|resolved|recovered)\b/i
+
+/** An exception class leading a line, then its message: `XyzError: …`, `com.acme.FooException: …`. */
+const EXCEPTION_CLASS_LINE_RE = /(?:^|\n)[ \t]{0,8}(?:[A-Za-z_][\w]{0,60}\.){0,8}[A-Z]\w{0,60}(?:Error|Exception)(?:\[[^\]\n]{0,40}\])?:[ \t]/
+
 function conclude(d: Draft, text: string): ParseResult {
   resolveStatus(d, text)
   if (d.code === null && d.errorClass !== null && codeNamedByClass(d.errorClass) !== null) setCode(d, d.errorClass)
@@ -236,6 +244,19 @@ function resolveStatus(d: Draft, text: string): void {
   }
 }
 
+/**
+ * A record that logged the HTTP exchange as a success (`HTTP Request: POST … "HTTP/1.1 200 OK"`)
+ * and then, on its later lines, the call's failure: a client library's exception (LiteLLM's
+ * `APIError` for a 200 it could not read) or failure wording (Qianfan's daily limit in a 200 body).
+ */
+function failsAfterSuccessLine(d: Draft, text: string): boolean {
+  const nl = text.indexOf("\n")
+  if (nl === -1 || nl === text.length - 1) return false
+  if (d.knownClass && d.errorClass !== null) return true
+  const rest = text.length - nl > 8192 ? text.slice(nl + 1, nl + 8193) : text.slice(nl + 1)
+  return categoryFromWording(rest) !== null || recognises({ code: d.code, errorType: d.errorType, errorClass: d.errorClass, text: rest, provider: d.provider ?? providerOfText(text.length > 8192 ? text.slice(0, 8192) : text)?.provider ?? null })
+}
+
 /** Null when the draft is a failed call, else the Ignored result saying why not. */
 function decide(d: Draft, text: string): ParseResult | null {
   if (d.message !== null && !d.messageHinted) readHints(d.message, d)
@@ -244,7 +265,7 @@ function decide(d: Draft, text: string): ParseResult | null {
   if (status !== null) {
     // a success, unless its body is an error of the API's own: Baidu Qianfan and MiniMax answer
     // some failures with HTTP 200 and a non-zero error code in the body
-    if (status < 400 && !(d.hasBody && isErrorCode(d.code) && d.message !== null)) return IGNORED["status < 400"]
+    if (status < 400 && !(d.hasBody && isErrorCode(d.code) && d.message !== null) && !failsAfterSuccessLine(d, text)) return IGNORED["status < 400"]
     // An access log line of some other HTTP endpoint (`GET /users/42 404`) is not an API call.
     if (!d.hasBody && d.sawPath && !d.sawLlmPath && !d.knownClass && !LLM_WORDS_RE.test(text) && d.provider === null && providerOfText(text) === null) {
       return IGNORED["not an API call"]
@@ -254,12 +275,19 @@ function decide(d: Draft, text: string): ParseResult | null {
     const worded =
       categoryFromWording(head) !== null ||
       (d.knownClass && LLM_CONTEXT_RE.test(text)) ||
+      // any exception class raised around an LLM call (`CohereAPIError: …`, `OllamaError: …`):
+      // the words name the provider or the model API, the class says it failed
+      (d.errorClass !== null && EXCEPTION_CLASS_LINE_RE.test(head) && LLM_WORDS_RE.test(text)) ||
+      // an error logged about an LLM call in the application's own words (`sse error: LLM model
+      // response empty`, `error unmarshalling stream response`)
+      (LLM_CALL_ERROR_RE.test(head) && !SUCCESS_RE.test(head)) ||
       recognises({ code: d.code, errorType: d.errorType, errorClass: d.errorClass, text: d.message ?? head, provider: d.provider ?? providerOfText(head)?.provider ?? null })
     if (!worded) {
       if (d.transportError === null) return IGNORED["no failure signal"]
       // a transport failure counts when the record shows an API call: LLM words or paths, a known
       // API host (`generativelanguage.googleapis.com`) or provider marker, or an HTTP client's own failure
-      if (!d.transportExplicit && !LLM_CONTEXT_RE.test(text) && !isHttpClientTransport(text) && providerOfHosts(text) === null && providerOfText(head) === null) {
+      // (a model the record names is LLM context too: `issue connecting to <model>`)
+      if (!d.transportExplicit && d.model === null && !LLM_CONTEXT_RE.test(text) && !isHttpClientTransport(text) && providerOfHosts(text) === null && providerOfText(head) === null) {
         return IGNORED["not an API call"]
       }
     }

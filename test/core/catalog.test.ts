@@ -49,12 +49,13 @@ describe("the corpus", () => {
  * Floors per part: neither part may fall below what it measured when these floors were set (a
  * point under it, for a record that moves between accepted answers). They are regression guards,
  * not the goals: the goals (category, status, kind >= 98%, code >= 95%, model >= 90% on the
- * holdout part) are printed by `npm run eval`, and on the 837 records of 2026-11-25 (the wild-*
- * files added) the holdout part measured 91.7 / 91.7 / 93.0 / 91.3 / 90.9 % (not dropped 95.3 %).
+ * holdout part) are printed by `npm run eval`, and on the 1099 records of 2026-11-25 (the wild2-
+ * and wild3- files added) the holdout part measured 92.3 / 93.3 / 94.3 / 92.7 / 91.4 % (category /
+ * status / kind / code / model; not dropped 96.1 %), the tune part 98.6 / 98.4 / 99.1 / 98.4 / 97.3 %.
  */
 const FLOORS: Record<"tune" | "holdout", Partial<Record<Field, number>>> = {
-  tune: { ignored: 0.983, category: 0.983, status: 0.975, kind: 0.988, code: 0.97, model: 0.966 },
-  holdout: { ignored: 0.948, category: 0.912, status: 0.912, kind: 0.925, code: 0.908, model: 0.904 }
+  tune: { ignored: 0.982, category: 0.981, status: 0.979, kind: 0.986, code: 0.979, model: 0.968 },
+  holdout: { ignored: 0.956, category: 0.918, status: 0.928, kind: 0.938, code: 0.922, model: 0.909 }
 }
 
 describe("accuracy on the corpus (npm run eval)", () => {

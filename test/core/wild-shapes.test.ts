@@ -206,3 +206,324 @@ describe("shape families of the wild corpus", () => {
     expect(failure("volcenginesdkarkruntime: connection reset by peer while reading response").c.category).toBe("transport")
   })
 })
+
+describe("shape families of the wild2 corpus (made-up lines of each shape)", () => {
+  it("rate-limit wordings without a status: `Rate limited`, `TooManyRequests`, `too frequent`, `temporarily limiting requests`", () => {
+    expect(failure("Rate limited by the API (over the per-minute limit). Retrying in 12.5 second(s)...").c.category).toBe("rate_limit")
+    expect(failure("warn: Acme.Llm.Client[0] Attempt 2 of 3 failed. Reason: TooManyRequests. Will retry after 4000ms").c.category).toBe("rate_limit")
+    expect(failure("Rate Limit Error: Request too frequent, please try again later").c.category).toBe("rate_limit")
+    expect(failure("API Error: Server is temporarily limiting requests · Rate limited").c.category).toBe("rate_limit")
+  })
+
+  it("a count of rate-limited accounts is not a rate limit", () => {
+    expect(parseRecord("[2026-01-01T10:00:00.000Z] [SUCCESS] [Pool] Accounts: 4 total, 4 available, 0 rate-limited, 0 invalid")._tag).toBe("Ignored")
+  })
+
+  it("credits and spending-limit wordings are quota, also at 403", () => {
+    expect(failure('403 "Your new team doesn\'t have any credits yet. Buy some at https://console.example.ai/team/abc."').c.category).toBe("quota")
+    expect(failure("403 Forbidden: permission-denied: Your team has either used all available credits or reached its monthly spending limit.").c.category).toBe("quota")
+  })
+
+  it("a message line that ends with a colon goes on with the next line", () => {
+    const { f, c } = failure("> 403 Forbidden: team-blocked:spending-limit:\n> You have run out of credits or need a subscription.")
+    expect(f.message).toContain("run out of credits")
+    expect(c.category).toBe("quota")
+    const grpc = failure('2026-01-02 10:00:00.000 ERROR (MainThread) [custom_components.acme] Failed to fetch model list: <AioRpcError of RPC that terminated with:\n\tstatus = StatusCode.PERMISSION_DENIED\n\tdetails = "Your team doesn\'t have any credits or licenses yet."')
+    expect(grpc.c.category).toBe("quota")
+  })
+
+  it("a quoted model that is not found, `invalid request:` and `invalid type: parameter` without a status", () => {
+    const nf = failure("SomeSDKError: model 'bigmodel' not found, make sure the model ID is correct")
+    expect(nf.c.category).toBe("model_not_found")
+    expect(nf.f.model).toBe("bigmodel")
+    expect(failure('{"message":"invalid request: prompt must contain at least one user turn"}').c.category).toBe("invalid_request")
+    expect(failure('ProviderException - {"id":"x1","message":"invalid type: parameter \'top_k\' is of type string but should be of type int32"}').c.category).toBe("invalid_request")
+  })
+
+  it("an unexpected EOF and Firefox's fetch NetworkError are transport failures", () => {
+    expect(failure("com.example.llm.IOException: Failed to parse HTTP response: unexpected EOF").c.category).toBe("transport")
+    expect(failure("Could not send the message. NetworkError when attempting to fetch resource.").c.category).toBe("transport")
+  })
+
+  it("`modelId` / `model_id` keys of a JSON error object", () => {
+    expect(failure('{"message":"API error occurred: Status 429","status":429,"modelId":"tiny-model-2501","providerId":"acme"}').f.model).toBe("tiny-model-2501")
+    expect(failure('{"level":"error","msg":"request failed: 500 Internal Server Error","model_id":"acme.large-v2:0"}').f.model).toBe("acme.large-v2:0")
+  })
+
+  it("the model in a URL kept under a JSON key, and Fireworks' accounts/<a>/models/<m> ids", () => {
+    const j = failure('{"status": 412, "upstreamUrl": "https://api.fireworks.ai/inference/v1/workflows/accounts/fireworks/models/tiny-img-fp8/text_to_image", "message": "Precondition Failed"}')
+    expect(j.f.model).toBe("tiny-img-fp8")
+  })
+
+  it("a LiteLLM model group name with spaces is read to the end of its line", () => {
+    expect(failure("litellm.BadRequestError: AcmeException - bad input. Received Model Group=Acme - chat-large-2024\nAvailable Model Group Fallbacks=None").f.model).toBe("Acme - chat-large-2024")
+  })
+
+  it("`-m <model>` on a command line, not `python -m <module>`", () => {
+    expect(failure('> llm -m acme-2.5-flash "Hello"\nError: 429 Too Many Requests').f.model).toBe("acme-2.5-flash")
+    expect(failure("$ python -m tools.run_eval\nopenai.RateLimitError: Error code: 429 - {'error': {'message': 'Rate limit reached', 'type': 'requests', 'code': 'rate_limit_exceeded'}}").f.model).toBeNull()
+  })
+
+  it("a code expression is not a model (`modelId=self.model_id` in a traceback's source line)", () => {
+    expect(failure("--> 183     response = self.client.invoke_model(body=body, modelId=self.model_id)\nValidationException: An error occurred (ValidationException) when calling the InvokeModel operation: Malformed input request").f.model).toBeNull()
+  })
+
+  it("an application's request log whose message reports the upstream status: the upstream's is the call's", () => {
+    const { f, c } = failure('{"level":"error","ts":1700000000.1,"msg":"AI provider openai failed: error, status code: 429, message: Rate limit reached","method":"GET","url":"/analyze","status_code":500}')
+    expect(f.status).toBe(429)
+    expect(c.category).toBe("rate_limit")
+  })
+
+  it("a gateway's `upstream_status` when nothing else gives a status", () => {
+    const { f, c } = failure('Gateway reported an error: {"code":"upstream_http_error","message":"Received an error from the provider: upstream connect error","upstream_status":503}')
+    expect(f.status).toBe(503)
+    expect(c.category).toBe("overload")
+  })
+
+  it("a JSON-looking record that breaks early (a traceback pasted in a string) is read as text", () => {
+    const text = '{\n    "app_error": "Traceback (most recent call last):\n  File "/usr/lib/python3/site-packages/openai/_base_client.py", line 1, in request\n    raise self._make_status_error_from_response(err.response) from None\nopenai.RateLimitError: Error code: 429 - {\'error\': {\'message\': \'You exceeded your current quota, please check your plan and billing details.\', \'type\': \'insufficient_quota\', \'param\': None, \'code\': \'insufficient_quota\'}}\n"\n}'
+    const { f, c } = failure(text)
+    expect(f.status).toBe(429)
+    expect(f.code).toBe("insufficient_quota")
+    expect(c.category).toBe("quota")
+  })
+
+  it("Node's util.inspect of a long string (`'…\\n' +` pieces) is joined back, and a `details` string holding the body is read", () => {
+    const text = "Error for chat chat-1: {\n  message: 'Error: llmApiError',\n  details: '{\\n' +\n    '  \"error\": {\\n' +\n    '    \"code\": 400,\\n' +\n    '    \"message\": \"API key not valid. Please pass a valid API key.\",\\n' +\n    '    \"status\": \"INVALID_ARGUMENT\"\\n' +\n    '  }\\n' +\n    '}\\n',\n}"
+    const { f, c } = failure(text)
+    expect(f.status).toBe(400)
+    expect(f.message).toBe("API key not valid. Please pass a valid API key.")
+    expect(c.category).toBe("auth_key")
+  })
+
+  it("iFlytek Spark's header code 11200: `tokens.total` is the token allowance (quota), else no authorisation", () => {
+    expect(failure("请求错误: 11200, {'header': {'code': 11200, 'message': 'AppIdNoAuthError:(10:00:00.000) tokens.total', 'sid': 'cht0001', 'status': 2}}").c.category).toBe("quota")
+    expect(failure("请求错误: 11200, {'header': {'code': 11200, 'message': 'AppIdNoAuthError:(10:00:00.000) domain.generalv9', 'sid': 'cht0002', 'status': 2}}").c.category).toBe("permission")
+  })
+})
+
+describe("how apps write a status, a model and a code (made-up lines, step 4 of issue 14)", () => {
+  const prefiltered = (text: string) => {
+    const r = parseRecord(text, { prefiltered: true })
+    if (r._tag !== "Failure") throw new Error(`ignored: ${r.reason}`)
+    return r.failure
+  }
+
+  it("statuses the parser reads once a record reaches it: `got 429`, `POST <url> 429` (the pre-filter does not pass these yet)", () => {
+    expect(prefiltered("WARNING openai request got 429, backing off").status).toBe(429)
+    const access = prefiltered("POST https://res1.openai.azure.com/openai/deployments/gpt4-eastus/chat/completions?api-version=2024-02-01 429")
+    expect(access.status).toBe(429)
+    expect(access.model).toBe("gpt4-eastus")
+  })
+
+  it("statuses in many wordings", () => {
+    const cases: ReadonlyArray<readonly [string, number]> = [
+      ["ERROR llm call failed: status code 429 from upstream openai", 429],
+      ["ERROR calling chat completions: HTTP 429 returned by api.openai.com", 429],
+      ["2024-01-01 ERROR Completion failed (429): rate limited", 429],
+      ["chat completion returned 503 for model=gpt-4o-mini", 503],
+      ["ERROR statusCode: 429, message: 'Rate limit reached for requests', model: 'gpt-4o'", 429],
+      ['level=error msg="llm request failed" status_code=429 model=gpt-4o-mini provider=openai', 429],
+      ["Exception: <Response [429]> from https://api.openai.com/v1/chat/completions", 429],
+      ["anthropic request failed with status 529 (overloaded_error) for claude-3-opus-20240229", 529],
+      ["ERROR openai_client: HTTPStatusError: Client error '429 Too Many Requests' for url 'https://api.openai.com/v1/chat/completions'", 429],
+      ["the server responded with a status of 429 (Too Many Requests) api.openai.com/v1/chat/completions", 429]
+    ]
+    for (const [text, status] of cases) expect(failure(text).f.status, text).toBe(status)
+  })
+
+  it("Google Cloud Logging's httpRequest.status and requestUrl", () => {
+    const { f } = failure('{"severity":"ERROR","message":"Vertex AI request failed","httpRequest":{"status":429,"requestUrl":"https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1/publishers/google/models/gemini-1.5-pro:generateContent"}}')
+    expect(f.status).toBe(429)
+    expect(f.model).toBe("gemini-1.5-pro")
+  })
+
+  it("models in many wordings: key=value, quoted, bracketed, an Azure engine or deployment", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ['ERROR: model="gpt-4o-mini" status=429 Rate limit exceeded', "gpt-4o-mini"],
+      ["ERROR llm failed model: claude-3-5-haiku-20241022 error: 529 overloaded", "claude-3-5-haiku-20241022"],
+      ["Error calling model 'gemini-2.0-flash': 429 RESOURCE_EXHAUSTED", "gemini-2.0-flash"],
+      ["request to model [gemini-2.5-pro] failed with 503 UNAVAILABLE", "gemini-2.5-pro"],
+      ["engine=gpt-35-turbo-16k status=429 error=Requests have exceeded token rate limit of your current pricing tier.", "gpt-35-turbo-16k"],
+      ['{"level":"error","msg":"chat failed: 429 Too Many Requests","deployment_name":"gpt4o-prod-eastus"}', "gpt4o-prod-eastus"],
+      ['Inference failed: model_name="mistral-large-latest" status=429', "mistral-large-latest"]
+    ]
+    for (const [text, model] of cases) expect(failure(text).f.model, text).toBe(model)
+  })
+
+  it("codes in many wordings: key=value strings, `[code 1302]`, errorCode keys, `[429:code]`, a documented code before ` - `", () => {
+    expect(failure('ERROR request failed: status=429 code=rate_limit_exceeded message="Rate limit reached"').f.code).toBe("rate_limit_exceeded")
+    expect(failure('openai error: code="insufficient_quota" status=429 message="You exceeded your current quota"').f.code).toBe("insufficient_quota")
+    expect(failure("APIError(code=model_not_found, status=404): The model does not exist").f.code).toBe("model_not_found")
+    expect(failure("Zhipu API error [code 1302]: 您当前使用该API的并发数过高").f.code).toBe(1302)
+    expect(failure('{"errorCode":"InvalidApiKey","errorMessage":"Invalid API-key provided."}').f.code).toBe("InvalidApiKey")
+    expect(failure("Error: [429:insufficient_quota] You exceeded your current quota, please check your plan and billing details.").f.code).toBe("insufficient_quota")
+    expect(failure("Exception: DashScope call error: Arrearage - Access denied, please make sure your account is in good standing.").f.code).toBe("Arrearage")
+  })
+
+  it("an application's error wrapper: the upstream status in its error text, the upstream body under details", () => {
+    const { f, c } = failure("{'error': 'Acme API error: 400 Bad Request', 'status': 500, 'details': {'error': {'message': 'Invalid max_tokens value', 'type': 'invalid_request_error', 'param': None, 'code': 'invalid_request_error'}}}")
+    expect(f.status).toBe(400)
+    expect(f.code).toBe("invalid_request_error")
+    expect(c.category).toBe("invalid_request")
+  })
+})
+
+describe("more client shapes (made-up lines)", () => {
+  it("google-api-core's `<Exception>: <code> <message>` shows the status", () => {
+    const { f, c } = failure("google.api_core.exceptions.ServiceUnavailable: 503 The model is overloaded. Please try again later.")
+    expect(f.status).toBe(503)
+    expect(c.category).toBe("overload")
+    expect(failure("google.api_core.exceptions.PermissionDenied: 403 Your project has been denied access. Please contact support.").f.status).toBe(403)
+  })
+
+  it("a frame of Node's bundled undici says an HTTP call failed", () => {
+    expect(failure("TypeError: terminated at Fetch.onAborted (node:internal/deps/undici/undici:11576:53) { [cause]: SocketError: other side closed").c.category).toBe("transport")
+  })
+
+  it("Zhipu's `[code][message]` print shows the code", () => {
+    const { f } = failure("Error: [1211][模型不存在，请检查模型代码。]")
+    expect(f.code).toBe(1211)
+  })
+})
+
+describe("shape families of the wild3 tune records (made-up lines)", () => {
+  it("`(HTTP response code was 500)`, `status code was 429`, a status before a bracketed tag", () => {
+    expect(failure("openai.error.APIError: Invalid response object from API: '{\"object\":\"error\",\"message\":\"\",\"code\":50001}' (HTTP response code was 500)").f.status).toBe(500)
+    expect(failure("upstream call failed, status code was 429 (rate limited)").f.status).toBe(429)
+    expect(failure("401 [Acme] 提供错误的API密钥 | Incorrect API key provided").f.status).toBe(401)
+  })
+
+  it("a labelled error report's message line (`错误信息:`, `Error message:`) is the message", () => {
+    const { f, c } = failure("错误名称: AI_APICallError\n错误信息: You exceeded your current quota, please check your plan and billing details.\n堆栈信息: AI_APICallError: You exceeded your current quota")
+    expect(f.message).toBe("You exceeded your current quota, please check your plan and billing details.")
+    expect(c.category).toBe("quota")
+  })
+
+  it("Google's `Permission '…' denied on resource … (or it may not exist)` is a permission error, not a missing model", () => {
+    const { c } = failure("✕ [API Error: Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/p1/locations/global/publishers/google/models/gemini-9-pro' (or it may not exist).\n  (Status: PERMISSION_DENIED)]")
+    expect(c.category).toBe("permission")
+  })
+
+  it("models: an id with its provider in parentheses, a long display name, `use <model> model`, Open WebUI's `issue connecting to <model>`", () => {
+    expect(failure("Invalid Request\nBad request: check your input.\nModel: gpt-4.1-mini_docs (azure)").f.model).toBe("gpt-4.1-mini_docs")
+    expect(failure("Model: Acme: Mega 3.5 Flash (free)\nProvider: openrouter\nStatus Code: 429\n\n429 Provider returned error").f.model).toBe("Acme: Mega 3.5 Flash (free)")
+    expect(failure("Summarize the diff use acme-3.5-turbo model\nError: context deadline exceeded (Client.Timeout exceeded while awaiting headers)").f.model).toBe("acme-3.5-turbo")
+    expect(failure("Oops! There was an issue connecting to Acme2.5-Max.\nAllocated quota exceeded, please increase your quota limit.").f.model).toBe("Acme2.5-Max")
+  })
+
+  it("rate-limit wordings: Java's RateLimitException, an API gateway's throttling threshold (with its per-minute policy), 请求速度过快", () => {
+    expect(failure("SEVERE: null\njava.lang.reflect.UndeclaredThrowableException\nCaused by: dev.example.llm.RateLimitException: {").c.category).toBe("rate_limit")
+    const gw = failure("The throttling threshold has been reached: policy ip over ratelimit,limit:10,time:1 minute")
+    expect(gw.c.category).toBe("rate_limit")
+    expect(gw.c.rateLimitKind).toBe("RPM")
+    expect(failure("错误可能原因： 请求速度过快，被服务商限制了访问频率").c.category).toBe("rate_limit")
+  })
+
+  it("content-safety wordings are invalid requests; Go's http.Client timeout is an HTTP call's transport failure", () => {
+    expect(failure('data: {"type": "chat:completion", "data": {"error": {"detail": "Content Security Warning: The content may contain inappropriate content."}}}').c.category).toBe("invalid_request")
+    expect(failure("Stream error: context deadline exceeded (Client.Timeout or context cancellation while reading body)").c.category).toBe("transport")
+  })
+
+  it("a 200 access line followed by the call's failure is a failed call; two 200 lines are not", () => {
+    const q = failure('2023-11-03 10:11:56 | INFO | httpx | HTTP Request: POST https://aip.baidubce.com/rpc/2.0/ai_custom/v1/wenxinworkshop/chat/eb-lite "HTTP/1.1 200 OK"\nError from the API:\n**17 Open api daily request limit reached**')
+    expect(q.c.category).toBe("rate_limit")
+    const cls = failure('2025-01-27 13:44:23,607 - httpx - INFO - HTTP Request: POST https://api.example.com/chat/completions "HTTP/1.1 200 OK"\nlitellm.APIError: APIError: AcmeException - error - Expecting value: line 5 column 1 (char 4)')
+    expect(cls.f.status).toBe(200)
+    expect(parseRecord('INFO:     127.0.0.1:1 - "POST /v1/chat/completions HTTP/1.1" 200 OK\nINFO:     127.0.0.1:2 - "POST /v1/chat/completions HTTP/1.1" 200 OK')._tag).toBe("Ignored")
+  })
+})
+
+describe("more wordings (made-up lines, step 4 of issue 14)", () => {
+  it("a success status with an error body is decided by the body's words (Qianfan's 200)", () => {
+    const { f, c } = failure('HTTP Request: POST https://aip.baidubce.com/rpc/2.0/ai_custom/v1/wenxinworkshop/chat/completions_pro?access_token=x "HTTP/1.1 200 OK"\n{"error_code":18,"error_msg":"Open api qps request limit reached"}')
+    expect(c.category).toBe("rate_limit")
+    expect(f.model).toBe("completions_pro")
+  })
+
+  it("models: 模型名称, a quoted deployment, llm_model=, a nested JSON status", () => {
+    expect(failure("调用失败，模型名称: qwen-max，错误: 429 Too Many Requests").f.model).toBe("qwen-max")
+    expect(failure('request failed for deployment "gpt-4o-eus2": 429 Too Many Requests').f.model).toBe("gpt-4o-eus2")
+    expect(failure('llm_model=qwen2.5-72b-instruct error="429 Too Many Requests"').f.model).toBe("qwen2.5-72b-instruct")
+    const nested = failure('{"timestamp":"2025-01-01T00:00:00Z","level":"ERROR","logger":"ai.client","message":"chat failed","context":{"model":"gpt-4o","status":503}}')
+    expect(nested.f.status).toBe(503)
+    expect(nested.f.model).toBe("gpt-4o")
+  })
+
+  it("a status alone at the end of a failure line, 次数超限", () => {
+    expect(failure("2025-01-01 00:00:00 ERROR [OpenAIService] model=gpt-4o-mini failed after 3 attempts: 429").f.status).toBe(429)
+    expect(failure("当前模型 deepseek-chat 调用次数超限，请稍后重试").c.category).toBe("rate_limit")
+  })
+})
+
+describe("UI-rendered failures (made-up lines)", () => {
+  const prefiltered = (text: string) => {
+    const r = parseRecord(text, { prefiltered: true })
+    if (r._tag !== "Failure") throw new Error(`ignored: ${r.reason}`)
+    return { f: r.failure, c: classify(r.failure) }
+  }
+
+  it("Open WebUI's `issue connecting to <model>` and an editor's `unable to reach the model provider` are transport failures once they reach the parser (the pre-filter does not pass them yet)", () => {
+    const owui = prefiltered("Oops! There was an issue connecting to acme-4o-mini.")
+    expect(owui.c.category).toBe("transport")
+    expect(owui.f.model).toBe("acme-4o-mini")
+    expect(prefiltered("Editor: Unable to reach the model provider. Please check your API key.").c.category).toBe("transport")
+  })
+
+  it("Gemini's safety block is an invalid request", () => {
+    expect(failure("[GoogleGenerativeAI Error]: Candidate was blocked due to SAFETY").c.category).toBe("invalid_request")
+  })
+})
+
+describe("self-hosted and Azure wordings (made-up lines)", () => {
+  it("Azure's 'The operation was timeout.' is a transport failure; an InternalServerError code is a server error; vLLM's maximum model length is an invalid request", () => {
+    expect(failure('{"error":{"code":"Timeout","message":"The operation was timeout."}}').c.category).toBe("transport")
+    expect(failure('{"error":{"code":"InternalServerError","message":"The service is temporarily unable to process your request."}}').c.category).toBe("server_error")
+    expect(failure("vllm: ValueError: The decoder prompt (length 9000) is longer than the maximum model length of 8192.").c.category).toBe("invalid_request")
+  })
+})
+
+describe("rate-limit kinds and a lower-case 'rate limit' after the status (made-up lines)", () => {
+  it("`429 rate limit: max 10 req/min` shows the status and an RPM limit", () => {
+    const { f, c } = failure("429 rate limit: max 10 req/min")
+    expect(f.status).toBe(429)
+    expect(c.rateLimitKind).toBe("RPM")
+  })
+
+  it("kinds in words", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["429 You have exceeded the requests-per-minute limit for this model", "RPM"],
+      ["429 Too many tokens per minute. Limit: 100000", "TPM"],
+      ["429 You exceeded your daily limit of 1000 requests", "RPD"],
+      ["429 You have reached the limit of 50 requests per hour", "RPH"],
+      ["429 今日请求次数已达上限", "RPD"],
+      ["429 Token 使用量超过每分钟限制", "TPM"]
+    ]
+    for (const [text, kind] of cases) expect(failure(text).c.rateLimitKind, text).toBe(kind)
+  })
+})
+
+describe("an LLM call's failure in an application's own words (made-up lines)", () => {
+  it("`sse error: LLM model response empty`, `error unmarshalling stream response`, `CohereAPIError: …` are failed calls", () => {
+    expect(failure("2024-08-05 00:42:54 [Error] 2024-08-04 16:42:54 sse error: LLM model response empty").c.category).toBe("unknown")
+    expect(failure("[SYS] 2023/10/18 - 08:50:03 | error unmarshalling stream response: invalid character 'Y' looking for beginning of value").c).toBeDefined()
+  })
+
+  it("other applications' errors are not", () => {
+    expect(parseRecord("2024-01-01 10:00:00 ERROR [web] chat room 42 failed to load: user not found")._tag).toBe("Ignored")
+    expect(parseRecord("INFO llm completion succeeded after 1 retry (error budget ok)")._tag).toBe("Ignored")
+  })
+})
+
+describe("status-table refinements by wording (made-up lines)", () => {
+  it("a 404 saying `Model not found: <model>` is a missing model, and names it", () => {
+    const { f, c } = failure("Error code: 404 - {'detail': 'Model not found: acme3:8b'}")
+    expect(c.category).toBe("model_not_found")
+    expect(f.model).toBe("acme3:8b")
+  })
+
+  it("a relay's `insufficient_user_quota` / `quota is not enough` is quota whatever the status", () => {
+    expect(failure("Error code: 500 - {'error': {'message': 'insufficient_user_quota', 'type': 'new_api_error'}}").c.category).toBe("quota")
+    expect(failure("Error code: 403 - {'error': {'message': 'user quota is not enough', 'type': 'new_api_error'}}").c.category).toBe("quota")
+  })
+})

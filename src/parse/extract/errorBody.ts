@@ -63,7 +63,9 @@ export function readBody(o: Record<string, unknown>, d: Draft, depth: number): b
   }
   // an SDK error object dumped whole, the API's body kept as a string: the Vercel AI SDK's
   // APICallError (`{ url, statusCode: 401, responseBody: '{"error":{…}}' }`)
-  const rb = o["responseBody"] ?? o["response_body"]
+  // — or an application's error object whose `details` string is the API's body (`{ message:
+  // 'Error: llmApiError', details: '{"error": {"code": 400, …}}' }`)
+  const rb = o["responseBody"] ?? o["response_body"] ?? embeddedBody(o["details"]) ?? embeddedBody(o["detail"])
   if (!recognized && (typeof rb === "string" || isRecord(rb))) {
     readBodyValue(rb, d, depth + 1, false)
     d.from = "error-body"
@@ -78,7 +80,8 @@ export function readBody(o: Record<string, unknown>, d: Draft, depth: number): b
     }
   }
   if (message !== null) readMessageValue(message, d, depth)
-  const detail = o["detail"]
+  // the API's body under `detail` / `details` of an application's error object
+  const detail = o["detail"] ?? (isRecord(o["details"]) ? o["details"] : undefined)
   if (isRecord(detail)) recognized = readBody(detail, d, depth + 1) || recognized
   const code = normCode(o["code"] ?? o["error_code"] ?? o["errorCode"])
   if (code !== null) {
@@ -94,6 +97,11 @@ export function readBody(o: Record<string, unknown>, d: Draft, depth: number): b
   if (title !== null && message === null) setMessage(d, title)
   d.from = outer
   return recognized || (code !== null && message !== null) || ((message !== null || title !== null) && status !== null)
+}
+
+/** A string member that holds a JSON object (an API's body kept as text), else undefined. */
+function embeddedBody(v: unknown): string | undefined {
+  return typeof v === "string" && v.length <= 65536 && looksLikeObject(v) ? v : undefined
 }
 
 /** The `error` member of an OpenAI-style body: `{message, type, code, param}`. */
@@ -135,13 +143,15 @@ function quotaIdOf(details: ReadonlyArray<unknown>): string | null {
 /**
  * The HTTP status under the other names bodies and serialized exceptions give it: `http_code`
  * (MiniMax), `http_status`, `httpStatus`, `status_code`, `httpStatusCode` and the AWS SDK v3's
- * `$metadata.httpStatusCode`.
+ * `$metadata.httpStatusCode`; else a gateway's `upstream_status` (Zed's, the status its upstream answered).
  */
 export function httpStatusOf(o: Record<string, unknown>): number | null {
   const meta = o["$metadata"]
   return (
     toStatus(o["http_code"]) ?? toStatus(o["http_status"]) ?? toStatus(o["httpStatus"]) ?? toStatus(o["status_code"]) ??
-    toStatus(o["httpStatusCode"]) ?? (isRecord(meta) ? toStatus(meta["httpStatusCode"]) : null)
+    toStatus(o["httpStatusCode"]) ?? (isRecord(meta) ? toStatus(meta["httpStatusCode"]) : null) ??
+    // a gateway's error naming the status its upstream (the provider) answered
+    toStatus(o["upstream_status"]) ?? toStatus(o["upstreamStatus"]) ?? toStatus(o["upstream_status_code"])
   )
 }
 

@@ -17,6 +17,7 @@ import { readClientText } from "./clientText.js"
 
 export function readText(s: string, d: Draft, depth: number): void {
   if (depth > MAX_DEPTH) return
+  if (s.indexOf("' +\n") !== -1) s = joinInspectedStrings(s)
   const first = firstNonSpace(s)
   if (first === -1) return
   if (s.charCodeAt(first) === 123 && depth < MAX_DEPTH) {
@@ -64,6 +65,15 @@ export function readText(s: string, d: Draft, depth: number): void {
       statusAt = found.index
     }
   }
+  // a Java exception chain: the last `Caused by:` is the root cause, the class that says what failed
+  if (s.indexOf("\nCaused by: ") !== -1 && d.errorClass === null) {
+    const root = lastCausedBy(s)
+    if (root !== null) {
+      d.from = "sdk-exception"
+      setClass(d, root.name)
+      if (d.message === null && root.message !== "" && root.message !== "{") setMessage(d, root.message)
+    }
+  }
   const cls = findClass(s)
   if (cls !== null) {
     d.from = "sdk-exception"
@@ -104,6 +114,19 @@ export function readText(s: string, d: Draft, depth: number): void {
   d.from = outer
 }
 
+/** `Caused by: dev.langchain4j.exception.RateLimitException: message` lines of a Java stack trace. */
+const CAUSED_BY_RE = /\nCaused by: (?:[a-z_][\w$]{0,60}\.){0,10}([A-Z][\w$]{1,80}(?:Error|Exception))(?::[ \t]?([^\n]{0,2000}))?/g
+
+function lastCausedBy(s: string): { name: string; message: string } | null {
+  CAUSED_BY_RE.lastIndex = 0
+  let last: RegExpExecArray | null = null
+  let m: RegExpExecArray | null
+  let n = 0
+  const t = s.length > 65536 ? s.slice(0, 65536) : s
+  while ((m = CAUSED_BY_RE.exec(t)) !== null && n++ < 32) last = m
+  return last === null ? null : { name: last[1], message: (last[2] ?? "").trim() }
+}
+
 /** Google's QuotaFailure violation, however printed: `quotaId:GenerateRequestsPerDay…`, `"quotaId": "…"`. */
 const QUOTA_ID_RE = /\bquota(?:Id|_id)\\?["']?[ \t]{0,2}[:=][ \t]{0,2}\\?["']?([A-Za-z][\w.\/-]{3,160})/
 
@@ -112,8 +135,23 @@ function parseJsonText(s: string): unknown {
     return JSON.parse(s) as unknown
   } catch {
     const r = parseLoose(s, firstNonSpace(s))
+    // broken early (a string holding unescaped quotes and newlines, a traceback pasted into a
+    // JSON-looking record): not an object to read, the record is read as text
+    if (r !== undefined && !r.complete && s.length - r.end > 64 && r.end < s.length * 0.6) return undefined
     return r?.value
   }
+}
+
+/**
+ * Node's util.inspect of a long string: `'{\n' +` / `    '  "error": {\n' +` pieces on successive
+ * lines. Joined back into the string they print (its `\n` escapes as line breaks), so the body
+ * inside is read like any other.
+ */
+const INSPECT_PIECE_NL_RE = /\\n' \+\n[ \t]{0,40}'/g
+const INSPECT_PIECE_RE = /' \+\n[ \t]{0,40}'/g
+
+function joinInspectedStrings(s: string): string {
+  return s.replace(INSPECT_PIECE_NL_RE, "\n").replace(INSPECT_PIECE_RE, "")
 }
 
 /**
@@ -127,6 +165,9 @@ const LEADING_STATUS_RE = /^[45]\d\d[ \t]+(?=[A-Z\u4e00-\u9fff])/
 
 const PY_RAISE_LINE_RE = /^[ \t]{2,16}raise [A-Za-z_][\w.]{0,80}\(/m
 
+/** The message line of a labelled error report: `错误信息: …`, `Error message: …`. */
+const MESSAGE_LABEL_LINE_RE = /^[ \t]{0,8}(?:错误信息|错误详情|报错信息|Error message|Error Message)[ \t]{0,2}[:：][ \t]{0,2}(\S[^\n]{0,2000})$/m
+
 /** A line that only labels the status: `Status Code: 429`, `HTTP status: 503`. */
 const STATUS_LABEL_LINE_RE = /^(?:HTTP[ \t])?status(?:[ \t]code)?[ \t]{0,2}:?[ \t]{0,2}[45]\d\d$/i
 
@@ -137,6 +178,12 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
   if (s.indexOf("\n") !== -1 && (s.indexOf("Traceback (most recent call last)") !== -1 || PY_RAISE_LINE_RE.test(s))) {
     const last = lastExceptionMessage(s)
     if (last !== null) return last
+  }
+  // an error report that labels its message line (`错误信息: …`, `Error message: …`), as UIs print
+  // name / message / stack
+  if (s.indexOf("\n") !== -1 && (s.indexOf("信息") !== -1 || s.indexOf("essage:") !== -1)) {
+    const labelled = MESSAGE_LABEL_LINE_RE.exec(s)
+    if (labelled !== null) return labelled[1].trim()
   }
   if (cls !== null && s.charCodeAt(cls.end) === 58 /* : */) {
     let rest = restOfLine(s, cls.end + 1).trim()
@@ -237,8 +284,12 @@ function wrappedTail(s: string, line: string, from: number): string {
     // a quoted block (`> ` before every line, as issue trackers and mail quote a terminal's
     // hard-wrapped output) continues while the sentence does
     const quoted = next.charCodeAt(0) === 62 && s.charCodeAt(s.lastIndexOf("\n", from - 2) + 1) === 62 && /^>[ \t]?\S/.test(next)
-    if (!backslash && !quoted && !/^[ \t]+[a-z]/.test(next)) break
-    if (!backslash && (/^\s*(?:at|File)\s/.test(next) || /[.:;!?]$/.test(prev))) break
+    // a line that ends with a colon introduces what follows (`403 Forbidden: spending-limit:` /
+    // `You have run out of credits.`, `terminated with:` / `details = "…"`), unless that is a new
+    // log line or a stack frame
+    const colon = prev.endsWith(":") && next.trim() !== "" && !NEW_LOG_LINE_RE.test(next)
+    if (!backslash && !quoted && !colon && !/^[ \t]+[a-z]/.test(next)) break
+    if (!backslash && (/^\s*(?:at|File)\s/.test(next) || /[.;!?]$/.test(prev))) break
     tail += "\n" + next
     prev = next.trimEnd()
     if (nl === -1) break
@@ -246,6 +297,9 @@ function wrappedTail(s: string, line: string, from: number): string {
   }
   return tail
 }
+
+/** A line that starts a log record of its own (a timestamp or a bracketed level first). */
+const NEW_LOG_LINE_RE = /^[ \t]{0,4}(?:\[?\d{2,4}[-/.:]\d\d|\[(?:ERROR|WARN|WARNING|INFO|DEBUG)\]|(?:ERROR|WARN|WARNING|INFO|DEBUG)[: ])/
 
 function restOfLine(s: string, from: number): string {
   const nl = s.indexOf("\n", from)

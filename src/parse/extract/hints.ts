@@ -7,9 +7,15 @@ import { findClass } from "./sdkException.js"
 import { transportSignature } from "./transport.js"
 
 /** `model: x`, `"model_name": "x"`, Gemini's `"modelVersion": "gemini-2.0-flash"` (its responses and stream frames). */
-const MODEL_KV_RE = /\bmodel(?:_name|Name|_id|Id|ID|Version)?\\?["']?[ \t]{0,3}[:=][ \t]{0,3}(\\?["'`]?)([A-Za-z0-9][\w.:/@+-]{0,127})/i
+const MODEL_KV_RE = /(?:\b|(?<=_))model(?:_name|Name|_id|Id|ID|Version)?\\?["']?[ \t]{0,3}[:=][ \t]{0,3}(\\?["'`]?)([A-Za-z0-9][\w.:/@+-]{0,127})/i
 
-const MODEL_QUOTED_RE = /\bmodels?\s{1,8}[`'"‘“]([^`'"’”\s]{1,128})[`'"’”]/i
+const MODEL_QUOTED_RE = /\b(?:models?|deployment)\s{1,8}[`'"‘“\[]([^`'"’”\s\]]{1,128})[`'"’”\]]/i
+
+/** A quoted model name: letters first, an id's characters (not a sentence, not a path of the file system). */
+const QUOTED_NAME_RE = /^[A-Za-z][\w.:/@+-]{1,127}$/
+
+/** `Model not found: llama3:8b`. */
+const MODEL_NOT_FOUND_NAMED_RE = /\bmodel not found[:,]?[ \t]{1,4}['"`]?([A-Za-z0-9][\w.:/@+-]{0,127})/i
 
 /** `for model deepseek-ai/DeepSeek-R1`: an unquoted id after the word, accepted only when it looks like one. */
 const MODEL_BARE_RE = /\bmodel(?:\s{1,4}(?:or endpoint|id|name))?\s{1,8}([A-Za-z0-9][\w.:/@+\u2010\u2011-]{0,127})/i
@@ -17,9 +23,10 @@ const MODEL_BARE_RE = /\bmodel(?:\s{1,4}(?:or endpoint|id|name))?\s{1,8}([A-Za-z
 /** `Rate limit reached for gpt-4o in organization …` / `Request too large for …`, also without the organization. */
 const MODEL_REACHED_RE = /(?:reached|too large) for (?!model\b)([A-Za-z0-9][\w.:/-]{0,127})(?= in organization|[ \t]*(?:[.,;"'}]|$))/
 /** LiteLLM's proxy appends the model group it was asked for: `Received Model Group=gpt-4o`. */
-const MODEL_LITELLM_GROUP_RE = /Received Model Group=([A-Za-z0-9][\w.:/@+-]{0,127})/
+/** The group is the rest of its line: a configured name may hold spaces (`Received Model Group=Cohere - command-r-08-2024`). */
+const MODEL_LITELLM_GROUP_RE = /Received Model Group=([A-Za-z0-9][^\n]{0,127}?)[ \t]*(?:\\n|\n|$|Available Model Group)/
 
-const MODEL_ZH_RE = /模型[ \t]*[:：]?[ \t]*([A-Za-z0-9][\w.:/-]{0,127})/
+const MODEL_ZH_RE = /模型(?:名称|名|ID|id)?[ \t]*[:：]?[ \t]*([A-Za-z0-9][\w.:/-]{0,127})/
 
 const MODEL_PATH_RE = /\/(?:engines|deployments)\/([A-Za-z0-9][\w.:-]{0,127})\//
 /** Gemini / Vertex `models/gemini-1.5-pro:generateContent`, `models/x is not found`; Bedrock `/model/<id>/invoke`. */
@@ -27,22 +34,33 @@ const MODEL_GOOGLE_RE = /\bmodels\/([A-Za-z0-9][\w.-]{0,127})(?=:[a-zA-Z]|:?[\s'
 /** Hugging Face's router and inference API: `/models/Qwen/Qwen2.5-Coder-32B-Instruct/v1/chat/completions`. */
 const MODEL_HF_PATH_RE = /\/models\/([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.-]{0,127})\/(?:v\d|pipeline)/
 /** A model named before the word: `the ［doubao-seed-1-6 model`, `for the gpt-4o model`. */
-const MODEL_BEFORE_RE = /\bthe[ \t]{1,3}[［\[`'"]?([A-Za-z][\w.:/-]{1,127})[］\]`'"]?[ \t]{1,3}model\b/
+const MODEL_BEFORE_RE = /\b(?:the|use|using)[ \t]{1,3}[［\[`'"]?([A-Za-z][\w.:/-]{1,127})[］\]`'"]?[ \t]{1,3}model\b/
 const MODEL_BEDROCK_RE = /\/model\/([A-Za-z0-9][\w.:%-]{0,160})\/(?:invoke|converse)/
+/** Baidu Qianfan's v1 paths name the model: `/wenxinworkshop/chat/eb-instant?access_token=…`. */
+const MODEL_QIANFAN_PATH_RE = /\/wenxinworkshop\/(?:chat|completions|embeddings)\/([A-Za-z0-9][\w.-]{0,127})(?=[?\s"'#]|$)/
+/** Fireworks model ids in a URL or text: `accounts/fireworks/models/llama-v3p1-8b-instruct/…`. */
+const MODEL_ACCOUNTS_RE = /\baccounts\/[A-Za-z0-9][\w-]{0,63}\/models\/([A-Za-z0-9][\w.-]{0,127})/
 
-/** A command line's `--model gpt-4o` / `--model=gpt-4o` / the AWS CLI's `--model-id <id or ARN>`. */
-const MODEL_FLAG_RE = /(?:^|\s)--model(?:[-_]id|[-_]name)?[ =]["']?([A-Za-z0-9][\w.:/@+-]{0,200})/
+/** A command line's `--model gpt-4o` / `--model=gpt-4o` / `-m gemini-2.5-flash` (not `python -m module`) / the AWS CLI's `--model-id <id or ARN>`. */
+const MODEL_FLAG_RE = /(?:^|\s)(?:--model(?:[-_]id|[-_]name)?|(?<!python[\d.]{0,4}\s)-m)[ =]["']?([A-Za-z0-9][\w.:/@+-]{0,200})/
 /**
  * A `Model: <name>` line of a key-value block (clients' error-report templates, CLI banners): the
  * whole value when it is a short display name (`DeepSeek Chat`, `Llama 3.1 8B`), else its first
  * word when that looks like an id (`Model: claude-3-5-sonnet with diff edit format`).
  */
 const MODEL_LINE_RE = /^[ \t]{0,8}Model:[ \t]{1,4}([A-Za-z0-9][^\n,;{}"]{0,79}?)[ \t]*$/m
+const MODEL_WITH_PROVIDER_RE = /^(\S{2,128}) \([a-z][\w .-]{0,30}\)$/
+/** Words of a sentence after a model id (`claude-3-5-sonnet with diff edit format`), not of a display name. */
+const DISPLAY_NAME_PROSE_RE = /\s(?:with|using|via|for|on|in|and|at|from|is|was)\s/i
 /** one-api / new-api relays: `当前分组 default 下对于模型 <model> 无可用渠道` (the model may be a Chinese alias). */
 const MODEL_ONEAPI_RE = /对于模型[ \t]{0,2}([^\s，。,]{1,128})[ \t]{0,2}无可用渠道/
 const MODEL_PAREN_RE = /\bError \(([A-Za-z0-9][\w.:/-]{1,127})\)/
 /** Azure OpenAI: `Your requests to gpt-4o for gpt-4o in eastus2 have exceeded ...`. */
 const MODEL_AZURE_RE = /\brequests to ([A-Za-z0-9][\w.:-]{1,127}) for [A-Za-z0-9][\w.:-]{0,127} in /
+/** Open WebUI's `Oops! There was an issue connecting to <model>.` */
+const MODEL_CONNECTING_RE = /\bissue connecting to ([A-Za-z0-9][\w.:/@+-]{0,127}?)\.?(?:\s|$)/
+/** Azure OpenAI's deployment or legacy engine as a key: `engine=gpt-35-turbo-16k`, `"deployment_name": "gpt4-eastus"`. */
+const MODEL_DEPLOYMENT_KV_RE = /\b(?:engine|deployment(?:[_-]?(?:id|name))?)\\?["']?[ \t]{0,3}[:=][ \t]{0,3}\\?["'`]?([A-Za-z0-9][\w.:-]{0,127})/i
 /** OpenRouter: `No endpoints found for x/y`, `x/y is temporarily rate-limited upstream`. */
 const MODEL_NO_ENDPOINTS_RE = /\bNo endpoints found for ([A-Za-z0-9][\w.:/-]{1,127})/
 const MODEL_UPSTREAM_RE = /(?:^|[\s"'])([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.:-]{0,127}) is temporarily rate-limited/
@@ -50,6 +68,9 @@ const MODEL_UPSTREAM_RE = /(?:^|[\s"'])([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.
 const MODEL_OPENROUTER_LIMIT_RE = /\blimit_[a-z]{3}\/([A-Za-z0-9][\w.:-]{0,63}\/[A-Za-z0-9][\w.:-]{0,127})\//
 /** `model(BAAI/bge-m3)`, `to model (gemini-1.5-flash)`. */
 const MODEL_IN_PARENS_RE = /\bmodel[ \t]?\([ \t]*([A-Za-z0-9][\w.:/@+-]{0,127})[ \t]*\)/i
+
+/** Patterns whose capture is the model by the API's design (`/wenxinworkshop/chat/completions_pro`). */
+const SLOT_RES: ReadonlySet<RegExp> = new Set([MODEL_QIANFAN_PATH_RE])
 
 const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["reached for", MODEL_REACHED_RE],
@@ -64,8 +85,16 @@ const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["/model/", MODEL_BEDROCK_RE],
   ["Error (", MODEL_PAREN_RE],
   ["--model", MODEL_FLAG_RE],
+  [" -m ", MODEL_FLAG_RE],
+  ["accounts/", MODEL_ACCOUNTS_RE],
+  ["/wenxinworkshop/", MODEL_QIANFAN_PATH_RE],
   ["odel", MODEL_IN_PARENS_RE],
   ["requests to ", MODEL_AZURE_RE],
+  ["issue connecting to ", MODEL_CONNECTING_RE],
+  ["ot found", MODEL_NOT_FOUND_NAMED_RE],
+  ["deployment ", MODEL_QUOTED_RE],
+  ["engine", MODEL_DEPLOYMENT_KV_RE],
+  ["deployment", MODEL_DEPLOYMENT_KV_RE],
   ["limit_", MODEL_OPENROUTER_LIMIT_RE],
   ["No endpoints found for ", MODEL_NO_ENDPOINTS_RE],
   [" is temporarily rate-limited", MODEL_UPSTREAM_RE]
@@ -117,7 +146,11 @@ function readModel(s: string, d: Draft): void {
     if (line !== null) {
       const v = line[1].trim()
       const words = v.split(/[ \t]+/)
-      if (words.length <= 4 && !isNullWord(v)) return setModel(d, v)
+      // an id with the provider after it in parentheses (`gpt-4.1-mini_docs (azure)`)
+      const withProvider = MODEL_WITH_PROVIDER_RE.exec(v)
+      if (withProvider !== null && isModelLike(withProvider[1])) return setModel(d, withProvider[1])
+      // a display name (`Llama 3.3 70B`, `StepFun: Step 3.5 Flash (free)`), not a sentence
+      if (words.length <= 6 && !DISPLAY_NAME_PROSE_RE.test(v) && !isNullWord(v)) return setModel(d, v)
       if (isModelLike(trimPunct(words[0]))) return setModel(d, trimPunct(words[0]))
     }
   }
@@ -132,8 +165,14 @@ function readModel(s: string, d: Draft): void {
       if (kv[1] !== "" || isModelLike(v)) setModel(d, v)
     }
     if (d.model === null) {
-      const q = MODEL_QUOTED_RE.exec(s) ?? MODEL_BARE_RE.exec(s)
-      if (q !== null && isModelLike(trimPunct(q[1]))) setModel(d, trimPunct(q[1]))
+      // a name quoted after the word is one whatever it looks like (`model 'xlarge' not found`);
+      // a bare word must look like an id
+      const quoted = MODEL_QUOTED_RE.exec(s)
+      if (quoted !== null && QUOTED_NAME_RE.test(quoted[1]) && !isNullWord(quoted[1])) setModel(d, quoted[1])
+      else {
+        const q = quoted ?? MODEL_BARE_RE.exec(s)
+        if (q !== null && isModelLike(trimPunct(q[1]))) setModel(d, trimPunct(q[1]))
+      }
     }
     if (d.model !== null) return
   }
@@ -143,11 +182,38 @@ function readModel(s: string, d: Draft): void {
     const m = re.exec(s)
     if (m !== null) {
       const v = trimPunct(m[1].indexOf("%") === -1 ? m[1] : decodePath(m[1]))
-      if (isModelLike(v)) {
+      // a slot that holds the model by the API's design (Qianfan's path) needs no id's look
+      if (SLOT_RES.has(re) ? QUOTED_NAME_RE.test(v) : isModelLike(v)) {
         setModel(d, v)
         return
       }
     }
+  }
+}
+
+/** The URL / path patterns that name a model, with the marker each needs. */
+const MODEL_PATH_GATED: ReadonlyArray<readonly [string, RegExp]> = [
+  ["/engines/", MODEL_PATH_RE],
+  ["/deployments/", MODEL_PATH_RE],
+  ["models/", MODEL_GOOGLE_RE],
+  ["/models/", MODEL_HF_PATH_RE],
+  ["/model/", MODEL_BEDROCK_RE],
+  ["accounts/", MODEL_ACCOUNTS_RE]
+]
+
+/**
+ * The model a URL or path names (`/deployments/gpt-4o/`, `models/gemini-2.0-flash:generateContent`,
+ * Bedrock's `/model/<id>/invoke`, Fireworks' `accounts/<a>/models/<m>`): for URLs kept under a JSON
+ * log's keys. Costs one indexOf per marker when the path names none.
+ */
+export function readModelInPath(v: string, d: Draft): void {
+  if (d.model !== null || v.indexOf("/") === -1) return
+  for (const [marker, re] of MODEL_PATH_GATED) {
+    if (v.indexOf(marker) === -1) continue
+    const m = re.exec(v)
+    if (m === null) continue
+    const id = trimPunct(m[1].indexOf("%") === -1 ? m[1] : decodePath(m[1]))
+    if (isModelLike(id)) return setModel(d, id)
   }
 }
 

@@ -2,12 +2,13 @@
  * Extractor: JSON log objects (pino, winston, bunyan, structlog, Vector / Fluent Bit records) and
  * the serialized exceptions inside them (`err`, `error` with a stack, `exception`).
  */
-import { type Draft, MAX_DEPTH, getPath, isRecord, note, setClass, setCode, setModel, setRequestId, setStatus, str, toStatus } from "../draft.js"
+import { type Draft, MAX_DEPTH, getPath, isRecord, note, setBodyStatus, setClass, setCode, setModel, setRequestId, setStatus, str, toStatus } from "../draft.js"
 import { providerOfName } from "../../catalog/index.js"
 import { readBody, readBodyValue, readErrorMember } from "./errorBody.js"
 import { readText } from "./freeText.js"
-import { LLM_PATH_RE, notePath, readHints } from "./hints.js"
+import { LLM_PATH_RE, notePath, readHints, readModelInPath } from "./hints.js"
 import { TRANSPORT_CODE_RE } from "./transport.js"
+import { findStatus } from "./statusText.js"
 
 const STATUS_PATHS: ReadonlyArray<ReadonlyArray<string>> = [
   ["status"],
@@ -29,6 +30,8 @@ const STATUS_PATHS: ReadonlyArray<ReadonlyArray<string>> = [
   ["http_status"],
   ["httpStatus"],
   ["error", "$metadata", "httpStatusCode"],
+  // Google Cloud Logging's HttpRequest
+  ["httpRequest", "status"],
   ["err", "$metadata", "httpStatusCode"]
 ]
 
@@ -41,10 +44,16 @@ const BODY_PATHS: ReadonlyArray<ReadonlyArray<string>> = [
   ["error", "response", "data"],
   ["response", "data"],
   ["err", "body"],
+  ["details"],
   ["data"]
 ]
 
 const TEXT_KEYS = ["msg", "message", "log", "event"] as const
+
+const STATUS_DIGITS_RE = /\b[45]\d\d\b/
+
+/** Where an application's request log or error wrapper says what its upstream answered. */
+const WRAPPER_TEXT_KEYS = ["msg", "message", "error", "log", "event"] as const
 
 /** Exception texts (structlog, Python logging JSON formatters): read before the log message. */
 const EXCEPTION_KEYS = ["exception", "exc_info", "exc_text", "stack_trace"] as const
@@ -63,6 +72,25 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
       setCode(d, name)
       setClass(d, name)
       d.explicitCode = true
+    }
+  }
+  // An application's own request log (`method`, `url`, `status_code` of the answer it gave its
+  // client) whose message reports the failed upstream call's status (`… status code: 429, message:
+  // …`): the upstream's status is the call's, the log's is the application's.
+  // The same for an application's error wrapper whose `details` hold the upstream's body
+  // (`{'error': 'DeepSeek API error: 400 Bad Request', 'status': 500, 'details': {'error': {…}}}`).
+  const wrapper = isRecord(o["details"]) && (typeof o["error"] === "string" || typeof o["message"] === "string")
+  if (wrapper || (typeof o["method"] === "string" && (typeof o["url"] === "string" || typeof o["path"] === "string"))) {
+    const own = toStatus(o["status_code"]) ?? toStatus(o["status"]) ?? toStatus(o["statusCode"])
+    for (const k of WRAPPER_TEXT_KEYS) {
+      const v = o[k]
+      // only a message that names another failure status than the log's own is looked at
+      if (typeof v !== "string" || v.length > 4096 || own === null || v.indexOf(String(own)) !== -1 || !STATUS_DIGITS_RE.test(v)) continue
+      const found = findStatus(v, -1, -1)
+      if (found !== null && found.index >= 0) {
+        setStatus(d, found.status, v.slice(Math.max(0, found.index - 40), found.index + 40))
+        break
+      }
     }
   }
   for (const path of STATUS_PATHS) {
@@ -87,7 +115,11 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
   }
 
   // The object itself may be an error body: the service's `{code, message, data}`.
-  if (o["code"] !== undefined && o["code"] !== null && (typeof o["message"] === "string" || typeof o["msg"] === "string")) {
+  if (
+    (o["code"] !== undefined && o["code"] !== null && (typeof o["message"] === "string" || typeof o["msg"] === "string")) ||
+    // `{"errorCode": "InvalidApiKey", "errorMessage": "…"}`, `{"error_code": 17, "error_msg": "…"}`
+    ((o["errorCode"] ?? o["error_code"]) !== undefined && typeof (o["errorMessage"] ?? o["error_msg"] ?? o["error_message"]) === "string")
+  ) {
     d.hasBody = readBody(o, d, depth) || d.hasBody
   } else if (typeof o["detail"] === "string" && toStatus(o["status"]) !== null) {
     d.hasBody = readBody(o, d, depth) || d.hasBody
@@ -183,11 +215,22 @@ function isExceptionObject(e: Record<string, unknown>): boolean {
   )
 }
 
-const MODEL_KEYS = new Set(["model", "model_name", "modelName", "modelVersion", "gen_ai.request.model", "llm.model"])
+/**
+ * Keys that hold the model: `modelId` (IDE agents' error objects, Vercel AI SDK telemetry's
+ * `ai.model.id`), `model_id` (Bedrock, Hugging Face), OpenTelemetry's `gen_ai.*.model`.
+ */
+const MODEL_KEYS = new Set([
+  "model", "model_name", "modelName", "modelVersion", "modelId", "modelID", "model_id", "ai.model.id",
+  "gen_ai.request.model", "gen_ai.response.model", "llm.model", "llm.model_name",
+  // Azure OpenAI names the deployment where others name the model
+  "deployment", "deployment_name", "deploymentName", "deployment_id", "deploymentId"
+])
+
+const NESTED_STATUS_KEYS = new Set(["status", "statusCode", "status_code", "http_status", "httpStatus"])
 
 const REQUEST_ID_KEYS = new Set(["requestId", "request_id", "x-request-id", "xRequestId", "x_request_id", "request-id", "apim-request-id"])
 
-const URL_KEYS = new Set(["url", "path", "endpoint", "uri", "originalUrl", "http.url", "http.target", "url.full", "url.path", "target"])
+const URL_KEYS = new Set(["url", "path", "endpoint", "uri", "originalUrl", "requestUrl", "http.url", "http.target", "url.full", "url.path", "target"])
 
 const SKIP_KEYS = new Set(["messages", "stack", "headers_sent", "input", "prompt", "content"])
 
@@ -212,10 +255,17 @@ function scanObjectHints(root: Record<string, unknown>, d: Draft): void {
       }
       if (MODEL_KEYS.has(k)) {
         if (d.model === null) setModel(d, v)
+      } else if (NESTED_STATUS_KEYS.has(k)) {
+        // a failure status kept in an object of the application's own (`"context": {"status": 503}`)
+        if (o !== root && typeof v === "number" && v >= 400 && v <= 599 && d.status === null && d.bodyStatus === null) setBodyStatus(d, v)
       } else if (REQUEST_ID_KEYS.has(k)) {
         setRequestId(d, v)
       } else if (URL_KEYS.has(k)) {
-        if (typeof v === "string" && v.length > 0 && (v.charCodeAt(0) === 47 || v.startsWith("http"))) notePath(d, v, false)
+        if (typeof v === "string" && v.length > 0 && (v.charCodeAt(0) === 47 || v.startsWith("http"))) {
+          notePath(d, v, false)
+          // the model in the path (`/deployments/gpt-4o/`, `models/gemini-2.0-flash:generateContent`)
+          if (d.model === null && v.length <= 2048) readModelInPath(v, d)
+        }
       } else if (k === "stream") {
         if (typeof v === "boolean" && d.stream === null) d.stream = v
       } else if (PROVIDER_KEYS.has(k)) {
@@ -233,6 +283,7 @@ function scanObjectHints(root: Record<string, unknown>, d: Draft): void {
         readHints(v.length > 4096 ? v.slice(0, 4096) : v, d)
       } else if (typeof v === "string" && v.startsWith("http") && LLM_PATH_RE.test(v)) {
         notePath(d, v, false)
+        if (d.model === null && v.length <= 2048) readModelInPath(v, d)
       }
     }
   }

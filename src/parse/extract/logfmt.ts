@@ -3,6 +3,7 @@
  * codes in prose (`error code: 1010`, Cloudflare's `error reference number`).
  */
 import { type Draft, isNullWord, setBodyStatus, setCode, setErrorType, setMessage } from "../draft.js"
+import { codeNamedByClass } from "../../catalog/index.js"
 
 const ERROR_CODE_RE = /\berror[ _-]?code\b["']?[ \t]{0,3}[:=]?[ \t]{0,3}["']?(\d{3,6})\b/i
 
@@ -18,7 +19,8 @@ const REFERENCE_RE = /\berror reference number:?[ \t]{0,3}(\d{3,6})\b/i
 const AWS_CODE_RE =
   /An error occurred \(([A-Za-z][A-Za-z]{2,60})\) when calling|\b((?:[Tt]hrottling|[Vv]alidation|[Aa]ccessDenied|[Mm]odelNotReady|[Ss]erviceUnavailable|[Mm]odelTimeout|[Rr]esourceNotFound|[Mm]odelError|[Ss]erviceQuotaExceeded|[Ii]nternalServer|[Mm]odelStreamError|[Ee]xpiredToken|[Uu]nrecognizedClient)Exception)\b|x-amzn-ErrorType:[ \t]{0,3}([A-Z][A-Za-z]{2,60}(?:Exception|Error))|(?:https response error|api error) [^\n]{0,200}?\b([A-Z][A-Za-z]{2,60}Exception):|["'](?:__type|Code)["'][ \t]{0,3}:[ \t]{0,3}["'](?:[\w.]{1,60}#)?([A-Z][A-Za-z]{2,60}Exception)["']/
 
-const SERVICE_CODE_TEXT_RE = /(?<![\w-])(?:error_?)?code[ \t]{0,2}[:=][ \t]{0,2}(\d{4,7})(?![\w.])/i
+/** `code: 1113`, `code=1302`, `[code 1302]` (a service's own 4-7 digit code; 3 digits are statuses). */
+const SERVICE_CODE_TEXT_RE = /(?<![\w-])(?:error_?)?code[ \t]{0,2}[:= ][ \t]{0,2}(\d{4,7})(?![\w.])/i
 
 /** A service code labelled in Chinese: `错误码：1301`, `错误代码: 40001` (statuses are read as statuses). */
 const ZH_CODE_RE = /错误(?:码|代码)[ \t]{0,2}[:：][ \t]{0,2}(\d{4,7})(?!\d)/
@@ -35,7 +37,56 @@ const LEADING_CODE_RE = /^[ \t]{0,8}(\d{4,6})(?::|,)[ \t](?=[A-Za-z\u4e00-\u9fff
 /** The Go SDK v2's `https response error StatusCode: 429, RequestID: …`. */
 const AWS_STATUS_RE = /\bStatusCode: ([45]\d\d),/
 
+/**
+ * A string code in key=value text (logfmt, a repr, Go's `%v`): `code=rate_limit_exceeded`,
+ * `code="insufficient_quota"`, `APIError(code=model_not_found, status=404)`. Unquoted it must start
+ * with a letter (a number is a status or a service code, read elsewhere).
+ */
+const KV_STRING_CODE_RE = /(?<![\w.-])(?:error_?)?code=(?:"([A-Za-z][\w.-]{1,79})"|'([A-Za-z][\w.-]{1,79})'|([A-Za-z][\w.-]{1,79}))(?=[\s,;)\]}]|$)/
+
+/** Zhipu's `[code][message]` print (`[1211][模型不存在，请检查模型代码。]`, `[1308][已达到 5 小时的使用上限…]`). */
+const BRACKET_CODE_MESSAGE_RE = /(?:^|[\s"'：:])\[(\d{4,6})\]\[/
+
+/** A status and the body's code in brackets, as some clients print them: `[429:insufficient_quota]`. */
+const STATUS_CODE_BRACKET_RE = /\[[45]\d\d:([a-z][a-z_]{2,60})\]/
+
+/** A code only one provider documents, printed before its message: `… error: InvalidApiKey - Invalid API-key provided.` */
+const CODE_DASH_MESSAGE_RE = /(?:^|[\s:(\[])([A-Z][A-Za-z]{2,40}(?:\.[A-Z][A-Za-z]{1,40}){0,2}) - (?=[A-Z])/g
+
 export function readExplicitCodes(s: string, d: Draft): void {
+  if (d.code === null && s.indexOf("code=") !== -1) {
+    const c = KV_STRING_CODE_RE.exec(s)
+    if (c !== null) {
+      setCode(d, c[1] ?? c[2] ?? c[3])
+      d.explicitCode = true
+    }
+  }
+  if (d.code === null && s.indexOf("][") !== -1) {
+    const z = BRACKET_CODE_MESSAGE_RE.exec(s)
+    if (z !== null) {
+      setCode(d, Number(z[1]))
+      d.explicitCode = true
+    }
+  }
+  if (d.code === null && s.indexOf(":") !== -1 && s.indexOf("[") !== -1) {
+    const b = STATUS_CODE_BRACKET_RE.exec(s)
+    if (b !== null) {
+      setCode(d, b[1])
+      d.explicitCode = true
+    }
+  }
+  if (d.code === null && s.indexOf(" - ") !== -1) {
+    CODE_DASH_MESSAGE_RE.lastIndex = 0
+    let m: RegExpExecArray | null
+    let n = 0
+    while ((m = CODE_DASH_MESSAGE_RE.exec(s)) !== null && n++ < 8) {
+      if (codeNamedByClass(m[1]) !== null) {
+        setCode(d, m[1])
+        d.explicitCode = true
+        break
+      }
+    }
+  }
   if (s.indexOf("xception") !== -1 || s.indexOf("An error occurred (") !== -1) {
     const aws = AWS_CODE_RE.exec(s.length > 16384 ? s.slice(0, 16384) : s)
     if (aws !== null) {

@@ -20,7 +20,7 @@ const REASONS = [
   "web server", "connection timed out", "origin is unreachable", "a timeout occurred",
   "ssl handshake failed", "invalid ssl certificate", "unavailable", "resource_exhausted",
   "resource exhausted", "deadline_exceeded", "deadline exceeded", "permission_denied", "unauthenticated", "status code",
-  "provider returned error",
+  "provider returned error", "rate limit", "rate-limit",
   "error",
   // google-api-core's field violations after the code (`400 * GenerateContentRequest.contents: …`)
   "* "
@@ -44,8 +44,18 @@ const REASON_ONLY: ReadonlyArray<readonly [string, number]> = [
   ["forbidden", 403]
 ]
 
-/** `UPSTREAM_503`, `HTTP_429` tokens; `Rate limit exceeded (429)`: a status in parentheses after failure words. */
-const TAGGED_STATUS_RE = /(?:(?:\b|_)(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused|rejected) \(|\breason:[ \t]{0,3}\[|\| {1,3}(?=[45]\d\d {1,3}\|))([45]\d\d)(?![\w.])|\b([45]\d\d), message=['"]/i
+/**
+ * `UPSTREAM_503`, `HTTP_429` tokens; `Rate limit exceeded (429)`: a status in parentheses after
+ * failure words; `got 429` (`request got 429, backing off`); an access log's `POST <url> 429`
+ * without the HTTP version. (Parse-side only: the pre-filter does not look for these.)
+ */
+const TAGGED_STATUS_RE = /(?:(?:\b|_)(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused|rejected) \(|\breason:[ \t]{0,3}\[|\| {1,3}(?=[45]\d\d {1,3}\|)|\bgot[ \t]{1,2}|\b(?:code|status) (?:was|is|of) |\b(?:failed|error|errored)\b[^\n]{0,80}?: (?=[45]\d\d[ \t]*(?:\n|$))|(?:^|\n)[ \t]{0,4}(?=[45]\d\d \[[A-Za-z])|\b(?:GET|POST|PUT|PATCH|DELETE)[ \t]{1,4}(?:https?:\/\/|\/)[^\s"']{1,500}[ \t]{1,4})([45]\d\d)(?![\w.])|\b([45]\d\d), message=['"]/i
+
+/**
+ * google-api-core's `ServiceUnavailable: 503 The model is overloaded`: a CamelCase exception name,
+ * the code, a sentence (case-sensitive: `initialised: 500 requests` is not one). Parse-side only.
+ */
+const CAMEL_CLASS_STATUS_RE = /(?<=\b[A-Z][a-z]{1,20}(?:[A-Z][a-z]{1,20}){1,4}): ([45]\d\d) (?=[A-Z])/
 
 /** The status shown in `s` and where; `index` -1: named only by its reason phrase. */
 export function findStatus(s: string, skipFrom: number, skipTo: number): { status: number; index: number } | null {
@@ -68,6 +78,8 @@ export function findStatus(s: string, skipFrom: number, skipTo: number): { statu
     const n = tagged[1] ?? tagged[2]!
     return { status: Number(n), index: tagged.index + tagged[0].indexOf(n) }
   }
+  const camel = CAMEL_CLASS_STATUS_RE.exec(s.length > 8192 ? s.slice(0, 8192) : s)
+  if (camel !== null) return { status: Number(camel[1]), index: camel.index + 2 }
   const lower = (s.length > 8192 ? s.slice(0, 8192) : s).toLowerCase()
   for (const [phrase, status] of REASON_ONLY) {
     const at = lower.indexOf(phrase)
