@@ -50,7 +50,7 @@ const SIGNAL_WORDS: ReadonlyArray<string | readonly [word: string, after: string
   "timeout", "timedout", "timed out", "time-out", "too many", "too large", ["tls", "\\b"], "unavailable",
   "unauthori", "unreachable", "overload", "busy", "balance", "bad gateway", "quota", "credit", "certificate", "ssl",
   "hang up", "proxy", "payment required", "again", "not found", "authorization required", "incorrect", "suspended",
-  "arrear", "overdue", "high traffic", "not active"
+  "arrear", "overdue", "high traffic", "not active", "unable to", "issue connecting", "over available", "cors policy", "unsupportedprotocol"
 ]
 
 const wordOf = (w: (typeof SIGNAL_WORDS)[number]): string => (typeof w === "string" ? w : w[0])

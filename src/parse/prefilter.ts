@@ -91,10 +91,12 @@ function spacesBefore(text: string, i: number): number {
   return j === i ? -1 : j
 }
 
-/** `got 429`, `received 503`, `status was 500`, `code of 404`: how clients and wrappers say it. */
+/** `got 429`, `received 503`, `status was 500`, `code of 404`, `→ 503`: how clients and wrappers say it. */
 function leftCue(text: string, i: number): boolean {
   const sp = spacesBefore(text, i)
   if (sp === -1) return false
+  const arrow = text.charCodeAt(sp - 1)
+  if (arrow === 0x2192 /* → */ || ((arrow === 62 /* > */ && (text.charCodeAt(sp - 2) === 45 || text.charCodeAt(sp - 2) === 61)) /* -> => */)) return true
   const w = wordBefore(text, sp)
   if (w === "got" || w === "received" || w === "returns" || w === "returning") return true
   if (w !== "was" && w !== "is" && w !== "of") return false

@@ -234,7 +234,12 @@ describe("the pre-filter (hasFailureSignal)", () => {
     ["`received` before the number", "llm client received 503 for attempt 2"],
     ["`status was` before the number", "the upstream status was 502 after 30 s"],
     ["an access log without the HTTP version", "POST https://res1.openai.azure.com/openai/deployments/gpt4-eastus/chat/completions?api-version=2024-02-01 429"],
-    ["a path and a status", "10:00:01 GET /v1/models 401 3ms"]
+    ["a path and a status", "10:00:01 GET /v1/models 401 3ms"],
+    ["an arrow before the status", "GET chat.qwen.ai → 503"],
+    ["an ASCII arrow before the status", "upstream call -> 429 after 3 retries"],
+    ["a UI's connection message", "Oops! There was an issue connecting to gpt-4o."],
+    ["a provider out of reach", "Unable to reach the model provider."],
+    ["a relay's per-key limit", "Key=sk-...xxxx over available RPM=0. Model RPM=10"]
   ])("lets %s through", (_what, text) => {
     expect(hasFailureSignal(text)).toBe(true)
   })

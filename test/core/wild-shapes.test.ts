@@ -527,3 +527,40 @@ describe("status-table refinements by wording (made-up lines)", () => {
     expect(failure("Error code: 403 - {'error': {'message': 'user quota is not enough', 'type': 'new_api_error'}}").c.category).toBe("quota")
   })
 })
+
+describe("more wordings of a failed call (made-up lines)", () => {
+  it("a status after an arrow (`→ 503`, `-> 429`) in a checker's or a client's summary", () => {
+    expect(failure("  ❌ POST api.example-llm.com/v1/chat/completions → 503").f.status).toBe(503)
+    expect(failure("llm call gpt-4o-mini -> 429 (attempt 3)").c.category).toBe("rate_limit")
+  })
+
+  it("`<endpoint|service|upstream> is unavailable` without a status is overload", () => {
+    expect(failure("Gateway error: upstream request failed: Model service is temporarily unavailable.").c.category).toBe("overload")
+    expect(parseRecord("INFO cache backend unavailable? no, healthy")._tag).toBe("Ignored")
+  })
+
+  it("a router's `over available RPM` / `TPM` is a rate limit of that kind", () => {
+    const { c } = failure("router: deployment=acme-eu Key=<redacted> over available TPM=0. Model TPM=90000")
+    expect(c.category).toBe("rate_limit")
+    expect(c.rateLimitKind).toBe("TPM")
+  })
+
+  it("a browser's fetch to an LLM API blocked by CORS is a transport failure", () => {
+    const { c } = failure(
+      "Access to fetch at 'https://api.example-llm.com/v1/chat/completions' from origin 'http://localhost:3000' has been blocked by CORS policy: No 'Access-Control-Allow-Origin' header is present on the requested resource."
+    )
+    expect(c.category).toBe("transport")
+  })
+})
+
+describe("a base URL the client cannot use (made-up lines)", () => {
+  it("aiohttp's InvalidURL, requests' MissingSchema and httpx's UnsupportedProtocol on an LLM path are transport failures", () => {
+    expect(failure("Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n    raise InvalidURL(url)\naiohttp.client_exceptions.InvalidURL: /v1/chat/completions").c.category).toBe("transport")
+    expect(failure("requests.exceptions.MissingSchema: Invalid URL '/v1/chat/completions': No scheme supplied. Perhaps you meant https:///v1/chat/completions?").c.category).toBe("transport")
+    expect(failure("httpx.UnsupportedProtocol: Request URL is missing an 'http://' or 'https://' protocol. (openai chat.completions.create)").c.category).toBe("transport")
+  })
+
+  it("the same errors outside an API call are not failed calls", () => {
+    expect(parseRecord("requests.exceptions.MissingSchema: Invalid URL 'config.yaml': No scheme supplied.")._tag).toBe("Ignored")
+  })
+})
