@@ -50,7 +50,9 @@ const SIGNAL_WORDS: ReadonlyArray<string | readonly [word: string, after: string
   "timeout", "timedout", "timed out", "time-out", "too many", "too large", ["tls", "\\b"], "unavailable",
   "unauthori", "unreachable", "overload", "busy", "balance", "bad gateway", "quota", "credit", "certificate", "ssl",
   "hang up", "proxy", "payment required", "again", "not found", "authorization required", "incorrect", "suspended",
-  "arrear", "overdue", "high traffic", "not active", "unable to", "issue connecting", "over available", "cors policy", "unsupportedprotocol"
+  "arrear", "overdue", "high traffic", "not active", "unable to", "issue connecting", "over available", "cors policy", "unsupportedprotocol",
+  "no such host", "i/o timeout", "goaway", "prematurely", "empty reply", "couldn't connect", "error sending request",
+  "incompleteread", "stream was reset", "canceled due to"
 ]
 
 const wordOf = (w: (typeof SIGNAL_WORDS)[number]): string => (typeof w === "string" ? w : w[0])

@@ -564,3 +564,53 @@ describe("a base URL the client cannot use (made-up lines)", () => {
     expect(parseRecord("requests.exceptions.MissingSchema: Invalid URL 'config.yaml': No scheme supplied.")._tag).toBe("Ignored")
   })
 })
+
+describe("client-side transport failures as every HTTP stack prints them (made-up lines from the libraries' documented errors)", () => {
+  // Python requests/urllib3/httpx, Node's fetch, Go's net/http, Java (OkHttp, Reactor Netty, JSSE),
+  // .NET HttpClient, Rust reqwest, curl, PHP Guzzle, Ruby Net::HTTP / Faraday, and the SDKs' own
+  it.each([
+    "httpx.ConnectError: [Errno 111] Connection refused (while calling https://api.openai.com/v1/chat/completions)",
+    "httpx.RemoteProtocolError: Server disconnected without sending a response. (POST https://api.openai.com/v1/chat/completions)",
+    "httpcore.RemoteProtocolError: peer closed connection without sending complete message body (incomplete chunked read) during openai chat.completions stream",
+    "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='api.openai.com', port=443): Max retries exceeded with url: /v1/chat/completions (Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f>: Failed to establish a new connection: [Errno 110] Connection timed out'))",
+    "requests.exceptions.ChunkedEncodingError: ('Connection broken: IncompleteRead(0 bytes read)', IncompleteRead(0 bytes read)) while streaming from https://api.deepseek.com/chat/completions",
+    "urllib3.exceptions.ProtocolError: ('Connection aborted.', RemoteDisconnected('Remote end closed connection without response')) calling https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions",
+    "Error: read ECONNRESET at TLSWrap.onStreamRead (node:internal/stream_base_commons:217:20) { errno: -104, code: 'ECONNRESET', syscall: 'read' } [openai chat.completions]",
+    "TypeError: terminated\n    at Fetch.onAborted (node:internal/deps/undici/undici:11190:53)\n  [cause]: SocketError: other side closed { code: 'UND_ERR_SOCKET' } POST https://api.anthropic.com/v1/messages",
+    "Post \"https://api.openai.com/v1/chat/completions\": dial tcp: lookup api.openai.com: no such host",
+    "Post \"https://api.openai.com/v1/chat/completions\": net/http: TLS handshake timeout",
+    "Post \"https://generativelanguage.googleapis.com/v1beta/models/gemini-pro:generateContent\": http2: server sent GOAWAY and closed the connection; LastStreamID=1999, ErrCode=NO_ERROR",
+    "Post \"https://api.openai.com/v1/chat/completions\": read tcp 10.0.0.5:51234->104.18.6.192:443: read: connection reset by peer",
+    "Post \"https://api.openai.com/v1/chat/completions\": dial tcp 104.18.6.192:443: i/o timeout",
+    "java.net.SocketTimeoutException: timeout\n\tat okhttp3.internal.http2.Http2Stream$StreamTimeout.newTimeoutException(Http2Stream.kt:675)\n\tat com.theokanning.openai.service.OpenAiService.execute(OpenAiService.java:331)",
+    "java.net.ConnectException: Failed to connect to api.openai.com/104.18.6.192:443",
+    "javax.net.ssl.SSLHandshakeException: PKIX path building failed: sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid certification path to requested target (https://api.openai.com/v1/chat/completions)",
+    "okhttp3.internal.http2.StreamResetException: stream was reset: INTERNAL_ERROR\n\tat dev.langchain4j.model.openai.OpenAiStreamingChatModel.generate(OpenAiStreamingChatModel.java:120)",
+    "reactor.netty.http.client.PrematureCloseException: Connection prematurely closed BEFORE response\n\tat org.springframework.ai.openai.api.OpenAiApi.chatCompletionEntity(OpenAiApi.java:200)",
+    "System.Net.Http.HttpRequestException: An error occurred while sending the request.\n ---> System.IO.IOException: Unable to read data from the transport connection: Connection reset by peer.\n   at Azure.AI.OpenAI.OpenAIClient.GetChatCompletionsAsync()",
+    "System.Threading.Tasks.TaskCanceledException: The request was canceled due to the configured HttpClient.Timeout of 100 seconds elapsing. (Microsoft.SemanticKernel.Connectors.OpenAI)",
+    "Error: error sending request for url (https://api.openai.com/v1/chat/completions): connection closed before message completed",
+    "curl: (28) Operation timed out after 30001 milliseconds with 0 bytes received (https://api.openai.com/v1/chat/completions)",
+    "curl: (7) Failed to connect to api.openai.com port 443 after 21045 ms: Couldn't connect to server",
+    "curl: (35) OpenSSL SSL_connect: SSL_ERROR_SYSCALL in connection to api.anthropic.com:443",
+    "curl: (52) Empty reply from server (POST http://localhost:11434/api/chat)",
+    "GuzzleHttp\\Exception\\ConnectException: cURL error 28: Operation timed out after 30001 milliseconds with 0 bytes received (see https://curl.haxx.se/libcurl/c/libcurl-errors.html) for https://api.openai.com/v1/chat/completions",
+    "Faraday::ConnectionFailed: Failed to open TCP connection to api.openai.com:443 (getaddrinfo: Name or service not known)",
+    "Net::ReadTimeout: Net::ReadTimeout with #<TCPSocket:(closed)> (OpenAI::Client#chat)",
+    "openai.APITimeoutError: Request timed out.",
+    "anthropic.APIConnectionError: Connection error.",
+  ])("%s", (text) => {
+    expect(failure(text).c.category).toBe("transport")
+  })
+
+  it("the same errors of a database or a file download are not failed calls", () => {
+    for (const text of [
+      "dial tcp: lookup postgres.internal: no such host",
+      "redis: i/o timeout after 3s (pool size 10)",
+      "curl: (7) Failed to connect to localhost port 5432 after 0 ms: Couldn't connect to server",
+      "requests.exceptions.ChunkedEncodingError: Connection broken: IncompleteRead(0 bytes read) downloading https://files.example.com/big.tar"
+    ]) {
+      expect(parseRecord(text)._tag, text).toBe("Ignored")
+    }
+  })
+})
