@@ -257,7 +257,7 @@ const KIND_ABBR_RE = /(?<![A-Za-z0-9])(RPM|RPH|RPD|TPM|TPD|IPM|IPD)(?![A-Za-z0-9
 /** `tokens per min`, `Tokens per Minute`, `requests_per_day`, `RequestsPerMinute`, `tokens per 1 minute`. */
 const KIND_WORDS_RE = /(?:\b|(?<=[a-z_])(?=[A-Z])|(?<=_))([Rr]equests?|REQUESTS?|[Tt]okens?|TOKENS?|[Ii]mages?|IMAGES?)(?:\s{1,4}|[_-]?)(?:Per(?:Model|Project|User|Region|Location)){0,3}(?:[Pp]er|PER)(?:\s{1,4}|[_-]?)(?:1\s)?([Mm]in(?:ute)?s?|MIN(?:UTE)?S?|[Hh]our|HOUR|[Dd]ay|DAY)(?![a-z])/
 /** `5 requests/min`, `10 requests per 60 seconds`. */
-const KIND_SLASH_RE = /\b(requests?|reqs?|tokens?|images?)[ \t]?\/[ \t]?(min(?:ute)?|hour|day)\b|\b(requests?|tokens?|images?) per 60 ?s(?:ec(?:ond)?s?)?\b/i
+const KIND_SLASH_RE = /\b(requests?|reqs?|calls?|tokens?|images?)[ \t]?\/[ \t]?(min(?:ute)?|hour|day)\b|\b(requests?|tokens?|images?) per 60 ?s(?:ec(?:ond)?s?)?\b/i
 /** The period as an adjective before the resource: `daily limit of 100 requests`, `hourly request limit`, `per-day request quota`. */
 const KIND_PERIOD_FIRST_RE = /\b(daily|hourly|per[- ]day|per[- ]hour)\b[^.\n]{0,32}?\b(request|token|image|call)s?\b/i
 /** OpenRouter's limit names: `free-models-per-day`, `free-models-per-min`. */
@@ -271,7 +271,7 @@ const KIND_POLICY_TIME_RE = /\blimit:\d{1,9},\s?time:1 (minute|hour|day)\b/i
  * limit", OpenAI's older "on tokens_usage_based per min".
  */
 const KIND_TOKENS_GAP_RE = /\btokens?(?:_[a-z]{1,12}){0,3}\b[^.\n]{0,48}?\bper[- ](min(?:ute)?|hour|day)\b/i
-const KIND_REQUESTS_GAP_RE = /\brequests?\b[^.\n]{0,48}?\bper[- ](min(?:ute)?|hour|day)\b/i
+const KIND_REQUESTS_GAP_RE = /\b(?:requests?|calls?)\b[^.\n]{0,48}?\bper[- ](min(?:ute)?|hour|day)\b/i
 
 /** RPM/RPH/RPD/TPM/TPD/IPM/IPD named by abbreviation or in words (English, Chinese); else `unknown`. */
 export function rateLimitKindOf(text: string): RateLimitKind {

@@ -614,3 +614,37 @@ describe("client-side transport failures as every HTTP stack prints them (made-u
     }
   })
 })
+
+describe("categories and rate-limit kinds as the providers word them (made-up lines from their documented errors)", () => {
+  it.each([
+    ["Error code: 429 - {'error': {'message': 'Rate limit reached for gpt-4o in organization org-abc on requests per day (RPD): Limit 10000, Used 10000, Requested 1.', 'type': 'requests', 'code': 'rate_limit_exceeded'}}", "rate_limit", "RPD"],
+    ["429 RESOURCE_EXHAUSTED: Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_input_token_count, limit: 1000000, model: gemini-2.0-flash (per minute)", "rate_limit", null],
+    ["anthropic.RateLimitError: Error code: 429 - {'type': 'error', 'error': {'type': 'rate_limit_error', 'message': 'This request would exceed the rate limit for your organization of 80,000 output tokens per minute.'}}", "rate_limit", "TPM"],
+    ["HTTP 429: {\"error\":{\"code\":\"1302\",\"message\":\"您当前使用该API的并发数过高，请降低并发，或联系客服增加限额。\"}}", "rate_limit", "unknown"],
+    ["Error code: 429 - {'error': {'code': 'Throttling.RateQuota', 'message': 'Requests rate limit exceeded, please try again later.'}} (dashscope qwen-max)", "rate_limit", "unknown"],
+    ["openai.RateLimitError: Error code: 429 - {'error': {'message': 'You exceeded your current quota, please check your plan and billing details.', 'type': 'insufficient_quota', 'code': 'insufficient_quota'}}", "quota", null],
+    ["Error code: 402 - {'error': {'message': 'Insufficient credits. Add more using https://openrouter.ai/settings/credits', 'code': 402}}", "quota", null],
+    ["Error code: 400 - {'error': {'message': 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.', 'type': 'invalid_request_error'}}", "quota", null],
+    ["{\"code\":30001,\"message\":\"Sorry, your account balance is insufficient\",\"data\":null} HTTP 403", "quota", null],
+    ["HTTP/1.1 403 Forbidden\n{\"code\":30011,\"message\":\"The model requires real-name authentication.\",\"data\":null}", "auth_realname", null],
+    ["Error code: 401 - {'error': {'message': 'Invalid Authentication', 'type': 'invalid_authentication_error'}} (moonshot)", "auth_key", null],
+    ["{\"error\":{\"code\":\"InvalidApiKey\",\"message\":\"Invalid API-key provided.\"},\"request_id\":\"abc\"} status_code=401", "auth_key", null],
+    ["Error code: 403 - {'error': {'message': 'Project `proj_abc` does not have access to model `gpt-4o`', 'type': 'invalid_request_error', 'code': 'model_not_found'}}", "permission", null],
+    ["Error code: 404 - {'error': {'message': 'The model `gpt-5-turbo` does not exist or you do not have access to it.', 'type': 'invalid_request_error', 'code': 'model_not_found'}}", "model_not_found", null],
+    ["HTTP 400 {\"code\":20012,\"message\":\"Model does not exist. Please check it carefully.\",\"data\":null}", "model_not_found", null],
+    ["Error code: 400 - {'error': {'message': \"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.\", 'type': 'invalid_request_error', 'code': 'context_length_exceeded'}}", "invalid_request", null],
+    ["Error code: 503 - {'error': {'message': 'The engine is currently overloaded, please try again later', 'type': 'server_error'}}", "overload", null],
+    ["Error code: 529 - {'type': 'error', 'error': {'type': 'overloaded_error', 'message': 'Overloaded'}}", "overload", null],
+    ["Error code: 500 - {'error': {'message': 'The server had an error while processing your request. Sorry about that!', 'type': 'server_error'}}", "server_error", null],
+    ["Error code: 504 - {'error': {'message': 'Gateway timeout', 'type': 'upstream_error'}}", "overload", null],
+    ["[openai] 502 Bad Gateway <html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>cloudflare</center></body></html>", "transport", null],
+    ["Error code: 413 - {'error': {'message': 'Request too large for model `llama3-70b-8192` in organization `org_x` on tokens per minute (TPM): Limit 6000, Requested 9000', 'type': 'tokens', 'code': 'rate_limit_exceeded'}}", "rate_limit", "TPM"],
+    ["错误：请求失败，状态码 429，错误信息：每分钟请求次数超过限制 (RPM)", "rate_limit", "RPM"],
+    ["调用通义千问失败: code=DataInspectionFailed, message=Input data may contain inappropriate content. status_code=400", "invalid_request", null],
+    ["ValueError: status_code: 429, body: {'message': 'You are using a Trial key, which is limited to 10 API calls / minute.'} (cohere)", "rate_limit", "RPM"],
+  ] as Array<[string, string, string | null]>)("%s", (text, category, kind) => {
+    const { c } = failure(text)
+    expect(c.category).toBe(category)
+    if (kind !== null) expect(c.rateLimitKind).toBe(kind)
+  })
+})
