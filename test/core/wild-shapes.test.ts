@@ -648,3 +648,24 @@ describe("categories and rate-limit kinds as the providers word them (made-up li
     if (kind !== null) expect(c.rateLimitKind).toBe(kind)
   })
 })
+
+describe("a failed call inside the log plumbing around it (made-up lines: Docker and CRI prefixes, syslog, GCP, Laravel, go-kit, loguru, logrus, Spring, .NET)", () => {
+  it.each([
+    ["{\"log\":\"2025-03-01T10:00:00Z ERROR openai call failed: Error code: 429 - {'error': {'message': 'Rate limit reached'}}\\n\",\"stream\":\"stderr\",\"time\":\"2025-03-01T10:00:00.1Z\"}", 429],
+    ["2025-03-01T10:00:00.123456789Z stderr F {\"level\":\"error\",\"msg\":\"upstream returned 503\",\"url\":\"https://api.openai.com/v1/chat/completions\"}", 503],
+    ["Mar  1 10:00:00 ip-10-0-0-1 llm-gateway[1234]: upstream 502 for POST /v1/chat/completions (model=gpt-4o)", 502],
+    ["{\"severity\":\"ERROR\",\"message\":\"LLM request failed\",\"httpRequest\":{\"requestMethod\":\"POST\",\"requestUrl\":\"https://api.openai.com/v1/chat/completions\",\"status\":500}}", 500],
+    ["[2025-03-01 10:00:00] production.ERROR: OpenAI API error {\"exception\":\"[object] (OpenAI\\\\Exceptions\\\\ErrorException(code: 0): Rate limit reached for gpt-4 on requests per min (RPM) at /var/www/vendor/openai-php/client/src/Transporters/HttpTransporter.php:131)\"}", "rate_limit"],
+    ["level=warn ts=2025-03-01T10:00:00Z caller=proxy.go:88 msg=\"provider error\" provider=anthropic code=529 body=\"{\\\"type\\\":\\\"error\\\",\\\"error\\\":{\\\"type\\\":\\\"overloaded_error\\\"}}\"", "overload"],
+    ["E  2025-03-01 10:00:00.000 llm_client.py:42 Request to Anthropic failed with HTTP 401: {\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"}}", 401],
+    ["2025-03-01 10:00:00 | ERROR | app.llm:call:88 - openai.InternalServerError: Error code: 500 - {'error': {'message': 'The server had an error processing your request.', 'type': 'server_error'}}", 500],
+    ["time=\"2025-03-01T10:00:00Z\" level=error msg=\"completion error\" error=\"error, status code: 429, status: 429 Too Many Requests, message: Rate limit reached for requests\"", 429],
+    ["2025-03-01 10:00:00.000 ERROR 1 --- [nio-8080-exec-1] o.s.ai.retry.RetryUtils : 429 - {\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}", 429],
+    ["fail: Microsoft.SemanticKernel.Connectors.OpenAI.OpenAIChatCompletionService[0]\n      Service request failed. Status: 400 (Bad Request)\n      Content: {\"error\":{\"message\":\"Invalid 'messages[0].content': string too long.\",\"type\":\"invalid_request_error\"}}", 400],
+    ["2025-03-01T10:00:00.000Z ERROR [llm] status=404 model=gpt-6 msg=\"The model `gpt-6` does not exist\"", 404],
+  ] as Array<[string, number | string]>)("%s", (text, want) => {
+    const { f, c } = failure(text)
+    if (typeof want === "number") expect(f.status).toBe(want)
+    else expect(c.category).toBe(want)
+  })
+})
