@@ -7,7 +7,7 @@ const STATUS_CANDIDATE_RE = /(?<![\w.\/+\-]|\d[,:])([45]\d\d)(?![0-9_]|[.,:]\d)/
 
 const LEFT_SKIP = new Set([32, 9, 58, 61, 91, 93, 40, 34, 39, 44, 35, 62, 0xff1a, 0x3010, 0x3011, 0xff08, 0x201c, 0x201d, 0x2018, 0x2019])
 
-const LEFT_KEYWORDS = ["status", "satus", "code", "http", "error", "err", "failed", "failure", "exception", "response", "returned", "错误", "失败", "状态", "码", "返回", "异常"]
+const LEFT_KEYWORDS = ["status", "satus", "code", "http", "error", "err", "failed", "failure", "exception", "response", "returned", "upstream", "错误", "失败", "状态", "码", "返回", "异常"]
 
 const RIGHT_SKIP = new Set([32, 9, 58, 40, 45, 34])
 
