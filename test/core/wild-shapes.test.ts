@@ -605,4 +605,13 @@ describe("a base URL the client cannot use (made-up lines)", () => {
     expect(c.category).toBe("invalid_request")
     expect(f.provider ?? c.provider).toBe("iflytek")
   })
+  it("a chat front-end's toast `NNN: Product: message` is an API call's failure with that status", () => {
+    const forbidden = failure("403: Open WebUI: Server Connection Error")
+    expect(forbidden.f.status).toBe(403)
+    expect(forbidden.c.category).toBe("permission")
+    expect(failure("422: Open WebUI: Server Connection Error").f.status).toBe(422)
+    expect(failure("500: LobeChat: upstream error").c.category).toBe("server_error")
+    // a number and a colon inside a line is not such a toast
+    expect(parseRecord("copied 403: Files done")._tag).toBe("Ignored")
+  })
 })
