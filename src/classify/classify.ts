@@ -134,12 +134,13 @@ const AFTER_400: ReadonlyArray<Category> = ["quota", "model_not_found", "auth_ke
 const AFTER_403: ReadonlyArray<Category> = ["auth_realname", "quota", "permission"]
 
 function decide(f: ParsedFailure): Verdict {
-  const v = decideCategory(f)
-  if (f.provider !== null) return v
-  // the provider the message (or the class, type, code) names beats one a catalogue entry implies
+  if (f.provider !== null) return decideCategory(f)
+  // the provider the message (or the class, type, code) names beats one a catalogue entry implies,
+  // and is told to the catalogue like any other (its provider-only entries then apply)
   const text = classificationText(f)
   const told = providerOfText(text)
-  if (told !== null) return { ...v, provider: told.provider, providerText: told.text }
+  if (told !== null) return { ...decideCategory({ ...f, provider: told.provider }), provider: told.provider, providerText: told.text }
+  const v = decideCategory(f)
   if (v.provider !== null || (f.code === null && f.errorClass === null)) return v
   // a code or class only one family uses (`ThrottlingException`, `1113`) names it whatever decided the category
   const input: CatalogInput = { status: f.status ?? f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, text, provider: null }

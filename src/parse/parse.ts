@@ -136,11 +136,17 @@ function isRawMessage(o: Record<string, unknown>): boolean {
 // ---------------------------------------------------------------------------------------------
 // The resolver: a failed call or not
 
-const LLM_CONTEXT_RE =
-  /openai|anthropic|litellm|\bllm|\bgpt|claude|gemini|generative ?ai|genai|bedrock|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|moonshot|zhipu|\/v\d+\/|completions|embeddings|\bchat\b|\bmodels?\b|\bapi\b|RateLimitError|APIConnectionError|APITimeoutError|模型/i
+/** Chat front-ends that only call model APIs: an error they report is an API call's (`403: Open WebUI: Server Connection Error`). */
+const LLM_UI_SRC = "open ?web ?ui|lobe ?chat|nextchat|librechat|anythingllm|cherry ?studio"
+const LLM_CONTEXT_RE = new RegExp(
+  "openai|anthropic|litellm|\\bllm|\\bgpt|claude|gemini|generative ?ai|genai|bedrock|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|moonshot|zhipu|\\/v\\d+\\/|completions|embeddings|\\bchat\\b|\\bmodels?\\b|\\bapi\\b|RateLimitError|APIConnectionError|APITimeoutError|模型|" + LLM_UI_SRC,
+  "i"
+)
 
-const LLM_WORDS_RE =
-  /openai|anthropic|litellm|\bllm|\bgpt|claude|gemini|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|completions|embeddings|\bmodels?\b|模型/i
+const LLM_WORDS_RE = new RegExp(
+  "openai|anthropic|litellm|\\bllm|\\bgpt|claude|gemini|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|completions|embeddings|\\bmodels?\\b|模型|" + LLM_UI_SRC,
+  "i"
+)
 
 /** An LLM call's failure in an application's words: the call named, then the failure, on one line. */
 const LLM_CALL_ERROR_RE =

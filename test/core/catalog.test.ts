@@ -49,14 +49,14 @@ describe("the corpus", () => {
  * Floors per part: neither part may fall below what it measured when these floors were set (a
  * point under it, for a record that moves between accepted answers). They are regression guards,
  * not the goals: the goals (category, status, kind >= 98%, code >= 95%, model >= 90% on the
- * holdout part) are printed by `npm run eval`, and on the 1099 records of 2026-11-25 (the wild2-
- * and wild3- files added) the holdout part measured 92.3 / 93.3 / 94.3 / 92.7 / 91.4 % (category /
- * status / kind / code / model; not dropped 96.1 %), the tune part 99.3 / 98.9 / 99.5 / 99.0 / 97.9 %
- * (not dropped 99.3 %).
+ * holdout part) are printed by `npm run eval`, and on the 1159 records of 2026-11-25 (the wild2-,
+ * wild3- and wild4- files added) the holdout part measured 92.1 / 92.7 / 94.7 / 92.7 / 91.8 %
+ * (category / status / kind / code / model; not dropped 96.1 %), the tune part 99.1 / 98.7 / 99.6 /
+ * 98.8 / 98.6 % (not dropped 99.1 %).
  */
 const FLOORS: Record<"tune" | "holdout", Partial<Record<Field, number>>> = {
-  tune: { ignored: 0.988, category: 0.988, status: 0.984, kind: 0.99, code: 0.985, model: 0.974 },
-  holdout: { ignored: 0.956, category: 0.918, status: 0.928, kind: 0.938, code: 0.922, model: 0.909 }
+  tune: { ignored: 0.986, category: 0.986, status: 0.982, kind: 0.991, code: 0.983, model: 0.981 },
+  holdout: { ignored: 0.956, category: 0.916, status: 0.922, kind: 0.942, code: 0.922, model: 0.913 }
 }
 
 describe("accuracy on the corpus (npm run eval)", () => {

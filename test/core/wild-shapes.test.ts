@@ -563,6 +563,57 @@ describe("a base URL the client cannot use (made-up lines)", () => {
   it("the same errors outside an API call are not failed calls", () => {
     expect(parseRecord("requests.exceptions.MissingSchema: Invalid URL 'config.yaml': No scheme supplied.")._tag).toBe("Ignored")
   })
+  it("a well-known model family's id standing alone in an app's wording (parentheses, brackets, `for`, `to`)", () => {
+    expect(failure("Last error: Gemini call failed (gemini-2.5-pro): 503 UNAVAILABLE").f.model).toBe("gemini-2.5-pro")
+    expect(failure("[gpt-4o] request failed: 429 Too Many Requests").f.model).toBe("gpt-4o")
+    expect(failure("Anthropic API returned status 529 (overloaded) for claude-3-5-sonnet-20241022").f.model).toBe("claude-3-5-sonnet-20241022")
+    expect(failure("ERROR [LLMService] Request to gpt-4o failed with status 500").f.model).toBe("gpt-4o")
+    expect(failure("error 429 from qwen2.5-72b-instruct").f.model).toBe("qwen2.5-72b-instruct")
+    expect(failure("deepseek-chat: 402 Insufficient Balance").f.model).toBe("deepseek-chat")
+    // a rewrite or a mapping: the id after the arrow is the one
+    expect(failure("[proxy] Model ID rewrite: gpt-5.5 → glm-5.1; upstream said 429 Too Many Requests").f.model).toBe("glm-5.1")
+    // tools, libraries and containers named after a family are not models
+    expect(failure("gemini-cli@0.1.22 error: status 429").f.model).toBeNull()
+    expect(failure("User-Agent: claude-code/2.1.0 got HTTP 429").f.model).toBeNull()
+    expect(failure("Error: 429 from gpt-pilot").f.model).toBeNull()
+    expect(failure("\tat com.acme.Llm.call(Llm.java:42) ~[deepseek4j-core-1.4.3.jar:na] HTTP 429").f.model).toBeNull()
+    expect(failure("chatgpt-web-1  | Error: Request failed with status code 429").f.model).toBeNull()
+  })
+
+  it("an unquoted deployment name after the word (.NET / Azure wrappers)", () => {
+    expect(failure("fail: MyApp.Llm[0] Chat completion failed with status 429 (Too Many Requests) for deployment chat4o-prod").f.model).toBe("chat4o-prod")
+    expect(failure("The API deployment for this resource does not exist. Status: 404").f.model).toBeNull()
+  })
+
+  it("Mistral's envelope: `raw_status_code` is the HTTP status and names the provider", () => {
+    const { f, c } = failure('{"object":"error","message":"Rate limit exceeded","type":"rate_limited","param":null,"code":"1300","raw_status_code":429}')
+    expect(f.status).toBe(429)
+    expect(f.code).toBe(1300)
+    expect(c.category).toBe("rate_limit")
+    expect(f.provider ?? c.provider).toBe("mistral")
+  })
+
+  it("the chatgpt npm package's messages name OpenAI (weakly)", () => {
+    const { f, c } = failure("ChatGPTError: ChatGPT error 503: upstream connect error")
+    expect(f.status).toBe(503)
+    expect(f.provider ?? c.provider).toBe("openai")
+  })
+
+  it("iFlytek Spark's header: `<Class>Error:(hh:mm:ss.mmm) …` tells Spark; 10003 is a malformed request", () => {
+    const { f, c } = failure("[ERROR][2025-01-02 10:00:00][bot.py:10] - 请求错误: 10003, {'header': {'code': 10003, 'message': 'ClientMsgError:(10:00:00.123) invalid domain', 'sid': 'cht0001', 'status': 2}}")
+    expect(f.code).toBe(10003)
+    expect(c.category).toBe("invalid_request")
+    expect(f.provider ?? c.provider).toBe("iflytek")
+  })
+  it("a chat front-end's toast `NNN: Product: message` is an API call's failure with that status", () => {
+    const forbidden = failure("403: Open WebUI: Server Connection Error")
+    expect(forbidden.f.status).toBe(403)
+    expect(forbidden.c.category).toBe("permission")
+    expect(failure("422: Open WebUI: Server Connection Error").f.status).toBe(422)
+    expect(failure("500: LobeChat: upstream error").c.category).toBe("server_error")
+    // a number and a colon inside a line is not such a toast
+    expect(parseRecord("copied 403: Files done")._tag).toBe("Ignored")
+  })
 })
 
 describe("client-side transport failures as every HTTP stack prints them (made-up lines from the libraries' documented errors)", () => {

@@ -18,7 +18,12 @@ export default {
   id: "iflytek",
   name: "iFlytek Spark",
   hosts: ["xf-yun.com", "xfyun.cn"],
-  markers: [/\bAppIdNoAuthError\b/],
+  markers: [
+    /\bAppIdNoAuthError\b/,
+    // the header's message: an error class, then the server's time in parentheses
+    // (`ClientMsgError:(23:02:32.721) invalid model domain`)
+    /\b[A-Z][A-Za-z]{2,40}Error:\(\d{2}:\d{2}:\d{2}\.\d{3}\)/
+  ],
   entries: [
     {
       id: "iflytek.token-allowance-used-up",
@@ -26,6 +31,16 @@ export default {
       match: { code: 11200, message: /tokens\.total/i },
       category: "quota",
       samples: ["j2d-004"],
+      doc: DOC
+    },
+    {
+      id: "iflytek.request-format",
+      // 10003 用户的消息格式有错误 (the request's message or parameters are malformed, e.g. a
+      // `domain` that names no model: `ClientMsgError: invalid model domain`)
+      match: { code: 10003 },
+      category: "invalid_request",
+      onlyForProvider: true,
+      samples: ["w4a-021"],
       doc: DOC
     },
     {

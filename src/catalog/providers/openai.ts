@@ -16,7 +16,12 @@ export default {
   // the same SDKs call every OpenAI-compatible relay.
   markers: [/platform\.openai\.com/i, /help\.openai\.com/i, /\bin organization org-[A-Za-z0-9]/],
   // the SDKs' names and the product's name tell OpenAI only when nothing names another API
-  weakMarkers: [/\bOpenAI API\b/, /\bopenai\.(?:error\.)?[A-Z][A-Za-z]{2,40}(?:Error|Exception)\b/, /\bOpenAIError\b/],
+  weakMarkers: [
+    // the `chatgpt` npm package (transitive-bullshit/chatgpt-api): `ChatGPTError: ChatGPT error 429`,
+    // `ChatGPTAPI error 429` (its base URL can point elsewhere: weak)
+    /\bChatGPT(?:API)? error \d{3}\b/,
+    /\bChatGPTError\b/,
+    /\bOpenAI API\b/, /\bopenai\.(?:error\.)?[A-Z][A-Za-z]{2,40}(?:Error|Exception)\b/, /\bOpenAIError\b/],
   entries: [
     {
       id: "openai.rate-limit-reached",

@@ -93,6 +93,8 @@ export function readBody(o: Record<string, unknown>, d: Draft, depth: number): b
   const status = toStatus(o["status"]) ?? toStatus(o["statusCode"]) ?? httpStatusOf(o)
   if (status !== null) setBodyStatus(d, status)
   else grpcStatusOf(o["status"], d)
+  // a field only one family's envelope has tells the provider (the catalogue's marker for it)
+  if (o["raw_status_code"] !== undefined && d.providerHints.length < 8) d.providerHints.push('"raw_status_code":')
   const title = str(o["title"])
   if (title !== null && message === null) setMessage(d, title)
   d.from = outer
@@ -143,13 +145,15 @@ function quotaIdOf(details: ReadonlyArray<unknown>): string | null {
 /**
  * The HTTP status under the other names bodies and serialized exceptions give it: `http_code`
  * (MiniMax), `http_status`, `httpStatus`, `status_code`, `httpStatusCode` and the AWS SDK v3's
- * `$metadata.httpStatusCode`; else a gateway's `upstream_status` (Zed's, the status its upstream answered).
+ * `$metadata.httpStatusCode`, Mistral's `raw_status_code`; else a gateway's `upstream_status` (Zed's, the status its upstream answered).
  */
 export function httpStatusOf(o: Record<string, unknown>): number | null {
   const meta = o["$metadata"]
   return (
     toStatus(o["http_code"]) ?? toStatus(o["http_status"]) ?? toStatus(o["httpStatus"]) ?? toStatus(o["status_code"]) ??
     toStatus(o["httpStatusCode"]) ?? (isRecord(meta) ? toStatus(meta["httpStatusCode"]) : null) ??
+    // Mistral's envelope: `{"object": "error", …, "code": "1300", "raw_status_code": 429}`
+    toStatus(o["raw_status_code"]) ??
     // a gateway's error naming the status its upstream (the provider) answered
     toStatus(o["upstream_status"]) ?? toStatus(o["upstreamStatus"]) ?? toStatus(o["upstream_status_code"])
   )

@@ -69,6 +69,27 @@ const MODEL_OPENROUTER_LIMIT_RE = /\blimit_[a-z]{3}\/([A-Za-z0-9][\w.:-]{0,63}\/
 /** `model(BAAI/bge-m3)`, `to model (gemini-1.5-flash)`. */
 const MODEL_IN_PARENS_RE = /\bmodel[ \t]?\([ \t]*([A-Za-z0-9][\w.:/@+-]{0,127})[ \t]*\)/i
 
+/** `for deployment gpt4o-prod`, `deployment gpt-4o-eu returned 429`: an unquoted deployment name that looks like an id. */
+const MODEL_DEPLOYMENT_BARE_RE = /\bdeployment[ \t]{1,4}([A-Za-z0-9][\w.:-]{1,127})/
+/**
+ * The last resort: an id of a well-known model family standing alone in prose, a bracket or
+ * parentheses (`Gemini call failed (gemini-2.5-pro): 503`, `[gpt-4o] request failed`, `status 529
+ * for claude-3-5-sonnet-20241022`, `→ glm-5.1`). Accepted only with a digit or a model's usual
+ * suffix (`deepseek-chat`, `qwen-max`), so tools named after a family (`gemini-cli`,
+ * `claude-code`, `llama.cpp`, `gpt-pilot`) are not taken for one.
+ */
+const MODEL_FAMILY_RE = /(?:^|[\s\[(`'"=,:>])((?:gpt|chatgpt|claude|gemini|gemma|llama|meta-llama|mistral|mixtral|codestral|ministral|devstral|magistral|pixtral|qwen|qwq|deepseek|glm|kimi|moonshot|ernie|doubao|minimax|abab|command-r|grok|sonar|hunyuan|baichuan|internlm|text-embedding)[\w.:@+-]{0,100}(?:\/[\w.:@+-]{1,100})?|o[134](?:-(?:mini|pro|preview|deep-research)){0,2})(?=$|[\s,;)\]'"`}>])/gi
+const MODEL_FAMILY_SUFFIX_RE = /-(?:chat|reasoner|max|plus|turbo|pro|large|small|medium|latest|instant|mini|lite|flash|coder|preview)\b/i
+/**
+ * Not a model: a tool's version after its name (`claude-code/2.1.0`, `gemini-cli@0.1.22`), a
+ * library's semantic version or file (`deepseek4j-core-1.4.3.jar` in a Java frame).
+ */
+const TOOL_VERSION_RE = /[/@]v?\d+\.\d+|\d+\.\d+\.\d+|\.(?:jar|js|mjs|py|ts|go|rs|dll|so|exe)\b/
+/** After an id: an arrow to what it becomes or answered (`gpt-5.5 → glm-5.1`, `x  ->  400 {…}`): the next candidate is the one. */
+const ARROW_AFTER_RE = /^[ \t]{0,4}(?:→|->|=>)/
+/** After an id at a line's start: a column bar (`chatgpt-web-1  | …`, a compose service's prefix). */
+const BAR_AFTER_RE = /^[ \t]{1,8}\|/
+
 /** Patterns whose capture is the model by the API's design (`/wenxinworkshop/chat/completions_pro`). */
 const SLOT_RES: ReadonlySet<RegExp> = new Set([MODEL_QIANFAN_PATH_RE])
 
@@ -93,6 +114,7 @@ const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["issue connecting to ", MODEL_CONNECTING_RE],
   ["ot found", MODEL_NOT_FOUND_NAMED_RE],
   ["deployment ", MODEL_QUOTED_RE],
+  ["deployment ", MODEL_DEPLOYMENT_BARE_RE],
   ["engine", MODEL_DEPLOYMENT_KV_RE],
   ["deployment", MODEL_DEPLOYMENT_KV_RE],
   ["limit_", MODEL_OPENROUTER_LIMIT_RE],
@@ -189,6 +211,24 @@ function readModel(s: string, d: Draft): void {
       }
     }
   }
+  const fam = familyModel(s)
+  if (fam !== null) setModel(d, fam)
+}
+
+/** The first id of a well-known model family in the text (at most 4 candidates looked at), or null. */
+function familyModel(s: string): string | null {
+  MODEL_FAMILY_RE.lastIndex = 0
+  for (let i = 0; i < 4; i++) {
+    const m = MODEL_FAMILY_RE.exec(s)
+    if (m === null) return null
+    const v = trimPunct(m[1])
+    const end = m.index + m[0].length
+    const after = s.slice(end, end + 12)
+    if (ARROW_AFTER_RE.test(after)) continue
+    if ((m.index === 0 || s.charCodeAt(m.index) === 10) && BAR_AFTER_RE.test(after)) continue
+    if ((/\d/.test(v) || MODEL_FAMILY_SUFFIX_RE.test(v)) && isModelLike(v) && !TOOL_VERSION_RE.test(v)) return v
+  }
+  return null
 }
 
 /** The URL / path patterns that name a model, with the marker each needs. */

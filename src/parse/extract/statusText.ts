@@ -71,7 +71,7 @@ export function findStatus(s: string, skipFrom: number, skipTo: number): { statu
     }
     // glued to the words after it (`status code 429This request …`): only a status keyword before it counts
     const glued = isLetter(s.charCodeAt(i + 3))
-    if (glued ? leftKeyword(s, i) : leftKeyword(s, i) || rightReason(s, i + 3) || lineStartStatus(s, i)) return { status: Number(m[1]), index: i }
+    if (glued ? leftKeyword(s, i) : leftKeyword(s, i) || rightReason(s, i + 3) || lineStartStatus(s, i) || lineStartColonStatus(s, i)) return { status: Number(m[1]), index: i }
   }
   const tagged = TAGGED_STATUS_RE.exec(s.length > 8192 ? s.slice(0, 8192) : s)
   if (tagged !== null) {
@@ -154,6 +154,20 @@ export function lineStartStatus(s: string, i: number): boolean {
   const q = s.charCodeAt(i + 4)
   const c = q === 34 ? s.charCodeAt(i + 5) : q
   return (c >= 65 && c <= 90) || (c >= 0x4e00 && c <= 0x9fff)
+}
+
+/**
+ * A UI's toast or an app's line that starts with the status and a colon, then a capitalised
+ * message (Open WebUI's `403: Open WebUI: Server Connection Error`, `500: Internal Error`).
+ * Not shared with the pre-filter (its line test stays as it is).
+ */
+function lineStartColonStatus(s: string, i: number): boolean {
+  if (s.charCodeAt(i + 3) !== 58 || s.charCodeAt(i + 4) !== 32) return false
+  let j = i - 1
+  while (j >= 0 && (s.charCodeAt(j) === 32 || s.charCodeAt(j) === 9)) j--
+  if (j >= 0 && s.charCodeAt(j) !== 10) return false
+  const c = s.charCodeAt(i + 5)
+  return c >= 65 && c <= 90
 }
 
 function isLetter(c: number): boolean {
