@@ -35,7 +35,7 @@ function hasStatusSignal(text: string): boolean {
     const i = STATUS_DIGITS_RE.lastIndex - 3
     if (
       isStatusLikeNumber(text, i) &&
-      (leftKeyword(text, i, true) || rightReason(text, i + 3) || lineStartStatus(text, i) || afterHttpVersion(text, i) || leftCue(text, i) || afterRequestTarget(text, i))
+      (leftKeyword(text, i, true) || rightReason(text, i + 3) || lineStartStatus(text, i) || afterHttpVersion(text, i) || leftCue(text, i) || afterRequestTarget(text, i) || lineStartColon(text, i))
     ) {
       return true
     }
@@ -122,4 +122,12 @@ function afterRequestTarget(text: string, i: number): boolean {
   if (j === sp || (target !== 47 /* / */ && !text.startsWith("http", j))) return false
   const sp2 = spacesBefore(text, j)
   return sp2 !== -1 && METHODS.has(wordBefore(text, sp2))
+}
+
+/** A line that starts with the status, a colon and a capitalised message (a UI's toast: `403: Open WebUI: Server Connection Error`). */
+function lineStartColon(text: string, i: number): boolean {
+  if (i > 0 && text.charCodeAt(i - 1) !== 10) return false
+  if (text.charCodeAt(i + 3) !== 58 || text.charCodeAt(i + 4) !== 32) return false
+  const c = text.charCodeAt(i + 5)
+  return c >= 65 && c <= 90
 }

@@ -239,7 +239,9 @@ describe("the pre-filter (hasFailureSignal)", () => {
     ["an ASCII arrow before the status", "upstream call -> 429 after 3 retries"],
     ["a UI's connection message", "Oops! There was an issue connecting to gpt-4o."],
     ["a provider out of reach", "Unable to reach the model provider."],
-    ["a relay's per-key limit", "Key=sk-...xxxx over available RPM=0. Model RPM=10"]
+    ["a relay's per-key limit", "Key=sk-...xxxx over available RPM=0. Model RPM=10"],
+    ["a UI's toast: the status, a colon, a message", "403: Acme Chat: Request Blocked"],
+    ["a status after `upstream`", "upstream 502 for POST /v1/chat/completions (model=gpt-4o)"]
   ])("lets %s through", (_what, text) => {
     expect(hasFailureSignal(text)).toBe(true)
   })
