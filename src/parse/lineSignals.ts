@@ -51,15 +51,30 @@ const SIGNAL_WORDS: ReadonlyArray<string | readonly [word: string, after: string
   "unauthori", "unreachable", "overload", "busy", "balance", "bad gateway", "quota", "credit", "certificate", "ssl",
   "hang up", "proxy", "payment required", "again", "not found", "authorization required", "incorrect", "suspended",
   "arrear", "overdue", "high traffic", "not active", "unable to", "issue connecting", "over available", "cors policy", "unsupportedprotocol",
-  "no such host", "i/o timeout", "goaway", "prematurely", "empty reply", "couldn't connect", "error sending request",
-  "incompleteread", "stream was reset", "canceled due to"
+  "no such host", "goaway", "prematurely", "empty reply"
 ]
 
 const wordOf = (w: (typeof SIGNAL_WORDS)[number]): string => (typeof w === "string" ? w : w[0])
 const alternative = (w: (typeof SIGNAL_WORDS)[number]): string => (typeof w === "string" ? w : w[0] + w[1])
 
-/** One of the words, anywhere (the words are letters, spaces, `-` and `_`: nothing to escape). */
-export const SIGNAL_WORDS_RE = new RegExp(SIGNAL_WORDS.map(alternative).join("|"), "i")
+/**
+ * The alternatives grouped by their first letter (`e(?:rr|xceed|…)|f(?:ail|orbidden)|…`): at each
+ * position the engine tries the one group of that letter instead of every word in turn (a third
+ * of the pre-filter's time on a text went to this regex once the list passed 60 words).
+ */
+const byFirstLetter = (alternatives: ReadonlyArray<string>): string => {
+  const groups = new Map<string, string[]>()
+  for (const a of alternatives) {
+    const c = a[0]!.toLowerCase()
+    const g = groups.get(c)
+    if (g === undefined) groups.set(c, [a.slice(1)])
+    else g.push(a.slice(1))
+  }
+  return [...groups].map(([c, rests]) => `${c}(?:${rests.join("|")})`).join("|")
+}
+
+/** One of the words, anywhere (the words are letters, digits, spaces, `-`, `_`, `/` and `'`: nothing to escape). */
+export const SIGNAL_WORDS_RE = new RegExp(byFirstLetter(SIGNAL_WORDS.map(alternative)), "i")
 /** One of the words, starting exactly at `lastIndex`. */
 const WORD_AT = new RegExp(SIGNAL_WORDS_RE.source, "iy")
 /** Enough characters from a word's start to decide (the longest word and `ions` after `reject`). */
