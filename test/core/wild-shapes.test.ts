@@ -720,3 +720,62 @@ describe("a failed call inside the log plumbing around it (made-up lines: Docker
     else expect(c.category).toBe(want)
   })
 })
+
+describe("multi-line records as SDKs and runtimes print them (made-up lines: openai-node, anthropic-python, Spring AI, LangChain, go-openai, an HTTP/2 dump, the Azure Java SDK)", () => {
+  it.each([
+    [`RateLimitError: 429 Rate limit reached for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Used 29000, Requested 2000.
+    at APIError.generate (/app/node_modules/openai/error.js:53:20)
+    at OpenAI.makeStatusError (/app/node_modules/openai/core.js:293:33)
+    at OpenAI.makeRequest (/app/node_modules/openai/core.js:337:30) {
+  status: 429,
+  headers: { 'x-ratelimit-limit-tokens': '30000' },
+  request_id: 'req_abc',
+  error: { message: 'Rate limit reached for gpt-4o', type: 'tokens', param: null, code: 'rate_limit_exceeded' },
+  code: 'rate_limit_exceeded',
+  param: null,
+  type: 'tokens'
+}`, 429, "rate_limit", "gpt-4o"],
+    [`Traceback (most recent call last):
+  File "/app/main.py", line 42, in handler
+    resp = client.messages.create(model="claude-3-opus-20240229", max_tokens=1024, messages=msgs)
+  File "/usr/local/lib/python3.11/site-packages/anthropic/_base_client.py", line 1058, in _request
+    raise self._make_status_error_from_response(err.response) from None
+anthropic.InternalServerError: Error code: 500 - {'type': 'error', 'error': {'type': 'api_error', 'message': 'Internal server error'}}`, 500, "server_error", "claude-3-opus-20240229"],
+    [`org.springframework.ai.retry.NonTransientAiException: 401 - {
+    "error": {
+        "message": "Incorrect API key provided: sk-xxxx. You can find your API key at https://platform.openai.com/account/api-keys.",
+        "type": "invalid_request_error",
+        "param": null,
+        "code": "invalid_api_key"
+    }
+}
+	at org.springframework.ai.retry.RetryUtils$1.handleError(RetryUtils.java:63)
+	at org.springframework.web.client.ResponseErrorHandler.handleError(ResponseErrorHandler.java:63)`, 401, "auth_key", null],
+    [`2025-03-01 10:00:00 ERROR Failed to call LLM
+Traceback (most recent call last):
+  File "agent.py", line 88, in run
+    out = llm.invoke(prompt)
+  File "/site-packages/langchain_openai/chat_models/base.py", line 700, in _generate
+    response = self.client.create(**payload)
+openai.BadRequestError: Error code: 400 - {'error': {'message': "Invalid value for 'temperature': expected a number between 0 and 2.", 'type': 'invalid_request_error', 'param': 'temperature', 'code': 'invalid_value'}}`, 400, "invalid_request", null],
+    [`panic: openai: error, status code: 503, status: 503 Service Unavailable, message: The server is overloaded or not ready yet.
+
+goroutine 1 [running]:
+main.main()
+	/app/main.go:42 +0x1a5`, 503, "overload", null],
+    [`HTTP/2 429
+date: Sat, 01 Mar 2025 10:00:00 GMT
+content-type: application/json
+retry-after: 20
+anthropic-ratelimit-requests-limit: 50
+
+{"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your per-minute rate limit"}}`, 429, "rate_limit", null],
+    [`Exception in thread "main" com.azure.core.exception.HttpResponseException: Status code 429, "{"error":{"code":"429","message": "Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-02-15-preview have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 2 seconds."}}"
+	at com.azure.core.implementation.http.rest.RestProxyBase.instantiateUnexpectedException(RestProxyBase.java:347)`, 429, "rate_limit", null],
+  ] as Array<[string, number, string, string | null]>)("%#: status, category and model", (text, status, category, model) => {
+    const { f, c } = failure(text)
+    expect(f.status).toBe(status)
+    expect(c.category).toBe(category)
+    if (model !== null) expect(f.model).toBe(model)
+  })
+})
