@@ -201,7 +201,7 @@ export interface DaemonHandle {
  * (extra node flags, e.g. `--cpu-prof --cpu-prof-dir=DIR`), FL_BENCH_DAEMON_LOG_LEVEL (default info).
  */
 export const startDaemon = async (dir: string, config: Record<string, unknown>, env: Record<string, string> = {}): Promise<DaemonHandle> => {
-  if (!fs.existsSync(cliPath)) throw new Error(`${cliPath} not found: build first (npx tsc -p tsconfig.build.json)`)
+  if (!fs.existsSync(cliPath)) throw new Error(`${cliPath} not found: build first (npm run build)`)
   const port = await freePort()
   const dbPath = path.join(dir, "data/faultline.db")
   const configPath = path.join(dir, "faultline.json")
