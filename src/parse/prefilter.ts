@@ -4,7 +4,7 @@
  */
 import { LineSignal, SERVICE_CODE_RE, SIGNAL_WORDS_RE } from "./lineSignals.js"
 import { isAlnum, isDigit } from "./draft.js"
-import { leftKeyword, lineStartStatus, rightReason } from "./extract/statusText.js"
+import { hasTaggedStatus, leftKeyword, lineStartColonStatus, lineStartStatus, rightReason } from "./extract/statusText.js"
 
 /** The failure words in Chinese: their own test, since a non-ASCII class under /i is slow. */
 const SIGNAL_CJK_RE = /[错失异限超繁余实存拒额]|非法|认证|饱和|不可用|无可用|无效|欠费|过期|用尽|权限|未授权/
@@ -31,16 +31,18 @@ export function hasFailureSignal(text: string, signals?: number): boolean {
 /** A 4xx/5xx number where the parser would read a status. */
 function hasStatusSignal(text: string): boolean {
   STATUS_DIGITS_RE.lastIndex = 0
+  let standalone = false
   while (STATUS_DIGITS_RE.test(text)) {
     const i = STATUS_DIGITS_RE.lastIndex - 3
-    if (
-      isStatusLikeNumber(text, i) &&
-      (leftKeyword(text, i, true) || rightReason(text, i + 3) || lineStartStatus(text, i) || afterHttpVersion(text, i) || leftCue(text, i) || afterRequestTarget(text, i) || lineStartColon(text, i))
-    ) {
+    if (!isStatusLikeNumber(text, i)) continue
+    if (leftKeyword(text, i, true) || rightReason(text, i + 3) || lineStartStatus(text, i) || lineStartColonStatus(text, i) || afterHttpVersion(text, i) || afterClientVerb(text, i)) {
       return true
     }
+    standalone = true
   }
-  return false
+  // the parser's tagged forms (`got 429`, `status was 500`, `POST <url> 429`, `→ 503` …): its own
+  // regex, once per record, only when a standalone number is there at all
+  return standalone && hasTaggedStatus(text)
 }
 
 /**
@@ -84,50 +86,11 @@ function wordBefore(text: string, end: number): string {
 
 const isAsciiLetter = (c: number): boolean => (c | 32) >= 97 && (c | 32) <= 122
 
-/** The start of the spaces (1 to 4) before `i`, or -1. */
-function spacesBefore(text: string, i: number): number {
-  let j = i
-  while (j > 0 && i - j < 4 && (text.charCodeAt(j - 1) === 32 || text.charCodeAt(j - 1) === 9)) j--
-  return j === i ? -1 : j
-}
-
-/** `got 429`, `received 503`, `status was 500`, `code of 404`, `→ 503`: how clients and wrappers say it. */
-function leftCue(text: string, i: number): boolean {
-  const sp = spacesBefore(text, i)
-  if (sp === -1) return false
-  const arrow = text.charCodeAt(sp - 1)
-  if (arrow === 0x2192 /* → */ || ((arrow === 62 /* > */ && (text.charCodeAt(sp - 2) === 45 || text.charCodeAt(sp - 2) === 61)) /* -> => */)) return true
+/** `received 503`, `returns 429`: a client's verb before the number (the pre-filter is generous). */
+function afterClientVerb(text: string, i: number): boolean {
+  let sp = i
+  while (sp > 0 && i - sp < 4 && (text.charCodeAt(sp - 1) === 32 || text.charCodeAt(sp - 1) === 9)) sp--
+  if (sp === i) return false
   const w = wordBefore(text, sp)
-  if (w === "got" || w === "received" || w === "returns" || w === "returning") return true
-  if (w !== "was" && w !== "is" && w !== "of") return false
-  const sp2 = spacesBefore(text, sp - w.length)
-  if (sp2 === -1) return false
-  const w2 = wordBefore(text, sp2)
-  return w2 === "status" || w2 === "code"
-}
-
-const METHODS = new Set(["get", "post", "put", "patch", "delete"])
-
-/** An access log without the HTTP version: `POST https://host/v1/chat/completions 429`, `GET /v1/models 401`. */
-function afterRequestTarget(text: string, i: number): boolean {
-  const sp = spacesBefore(text, i)
-  if (sp === -1) return false
-  let j = sp
-  while (j > 0 && sp - j <= 500) {
-    const c = text.charCodeAt(j - 1)
-    if (c === 32 || c === 9 || c === 34 || c === 39) break
-    j--
-  }
-  const target = text.charCodeAt(j)
-  if (j === sp || (target !== 47 /* / */ && !text.startsWith("http", j))) return false
-  const sp2 = spacesBefore(text, j)
-  return sp2 !== -1 && METHODS.has(wordBefore(text, sp2))
-}
-
-/** A line that starts with the status, a colon and a capitalised message (a UI's toast: `403: Open WebUI: Server Connection Error`). */
-function lineStartColon(text: string, i: number): boolean {
-  if (i > 0 && text.charCodeAt(i - 1) !== 10) return false
-  if (text.charCodeAt(i + 3) !== 58 || text.charCodeAt(i + 4) !== 32) return false
-  const c = text.charCodeAt(i + 5)
-  return c >= 65 && c <= 90
+  return w === "received" || w === "returns" || w === "returning"
 }

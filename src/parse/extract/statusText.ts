@@ -47,7 +47,7 @@ const REASON_ONLY: ReadonlyArray<readonly [string, number]> = [
 /**
  * `UPSTREAM_503`, `HTTP_429` tokens; `Rate limit exceeded (429)`: a status in parentheses after
  * failure words; `got 429` (`request got 429, backing off`); an access log's `POST <url> 429`
- * without the HTTP version. (Parse-side only: the pre-filter does not look for these.)
+ * without the HTTP version; `→ 503`. The pre-filter asks the same (`hasTaggedStatus`).
  */
 const TAGGED_STATUS_RE = /(?:(?:\b|_)(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused|rejected) \(|\breason:[ \t]{0,3}\[|\| {1,3}(?=[45]\d\d {1,3}\|)|\bgot[ \t]{1,2}|\b(?:code|status) (?:was|is|of) |\b(?:failed|error|errored)\b[^\n]{0,80}?: (?=[45]\d\d[ \t]*(?:\n|$))|(?:^|\n)[ \t]{0,4}(?=[45]\d\d \[[A-Za-z])|\b(?:GET|POST|PUT|PATCH|DELETE)[ \t]{1,4}(?:https?:\/\/|\/)[^\s"']{1,500}[ \t]{1,4}|(?:→|-{1,2}>|=>)[ \t]{1,3})([45]\d\d)(?![\w.])|\b([45]\d\d), message=['"]/i
 
@@ -56,6 +56,11 @@ const TAGGED_STATUS_RE = /(?:(?:\b|_)(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|err
  * the code, a sentence (case-sensitive: `initialised: 500 requests` is not one). Parse-side only.
  */
 const CAMEL_CLASS_STATUS_RE = /(?<=\b[A-Z][a-z]{1,20}(?:[A-Z][a-z]{1,20}){1,4}): ([45]\d\d) (?=[A-Z])/
+
+/** A status in one of TAGGED_STATUS_RE's forms, somewhere in `s` (what `findStatus` reads after the per-number tests). */
+export function hasTaggedStatus(s: string): boolean {
+  return TAGGED_STATUS_RE.test(s.length > 8192 ? s.slice(0, 8192) : s)
+}
 
 /** The status shown in `s` and where; `index` -1: named only by its reason phrase. */
 export function findStatus(s: string, skipFrom: number, skipTo: number): { status: number; index: number } | null {
@@ -159,9 +164,8 @@ export function lineStartStatus(s: string, i: number): boolean {
 /**
  * A UI's toast or an app's line that starts with the status and a colon, then a capitalised
  * message (Open WebUI's `403: Open WebUI: Server Connection Error`, `500: Internal Error`).
- * Not shared with the pre-filter (its line test stays as it is).
  */
-function lineStartColonStatus(s: string, i: number): boolean {
+export function lineStartColonStatus(s: string, i: number): boolean {
   if (s.charCodeAt(i + 3) !== 58 || s.charCodeAt(i + 4) !== 32) return false
   let j = i - 1
   while (j >= 0 && (s.charCodeAt(j) === 32 || s.charCodeAt(j) === 9)) j--
