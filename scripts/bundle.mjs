@@ -46,6 +46,23 @@ const common = {
   minifySyntax: true
 }
 
-await esbuild.build({ ...common, entryPoints: [path.join(dist, "main.js")], outfile: path.join(dist, "main.js"), allowOverwrite: true })
-await esbuild.build({ ...common, entryPoints: [path.join(dist, "sources/tail/scanWorker.js")], outfile: path.join(dist, "scanWorker.js") })
-fs.chmodSync(path.join(dist, "main.js"), 0o755)
+/**
+ * esbuild escapes non-ASCII characters in strings, not in regular expression literals (the
+ * catalogue's Chinese wordings). One such character makes V8 keep the whole 3 MB source as a
+ * two-byte string (6 MB of heap for as long as the daemon runs). The rest is escaped here: a
+ * `\uXXXX` escape (two for a character outside the BMP) means the same code units in a regex
+ * literal with or without the `u` flag, inside a class or not.
+ */
+const escapeNonAscii = (file) => {
+  const text = fs.readFileSync(file, "utf8")
+  const escaped = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+  if (escaped !== text) fs.writeFileSync(file, escaped)
+}
+
+const main = path.join(dist, "main.js")
+const worker = path.join(dist, "scanWorker.js")
+await esbuild.build({ ...common, entryPoints: [main], outfile: main, allowOverwrite: true })
+await esbuild.build({ ...common, entryPoints: [path.join(dist, "sources/tail/scanWorker.js")], outfile: worker })
+escapeNonAscii(main)
+escapeNonAscii(worker)
+fs.chmodSync(main, 0o755)
