@@ -48,12 +48,21 @@ export const repoRoot = (() => {
   throw new Error("cannot find the faultline repository root above " + fileURLToPath(import.meta.url))
 })()
 
-/** The built CLI (`npx tsc -p tsconfig.build.json` first). */
-/** The node flags on a script's `#!/usr/bin/env -S node <flags>` line. */
-export const shebangFlags = (file: string): string[] => {
+/** What main.ts's `#!/usr/bin/env -S [NAME=VALUE...] node [FLAG...]` line sets: env and node flags. */
+export const shebangOf = (file: string): { env: Record<string, string>; flags: string[] } => {
   const first = fs.readFileSync(file, "utf8").slice(0, 200).split("\n")[0]!
-  const m = /^#!\S*env -S node(.*)$/.exec(first)
-  return m === null ? [] : m[1]!.split(/\s+/).filter((a) => a !== "")
+  const m = /^#!\S*env -S (.*)$/.exec(first)
+  const env: Record<string, string> = {}
+  const flags: string[] = []
+  if (m === null) return { env, flags }
+  let seenNode = false
+  for (const word of m[1]!.split(/\s+/).filter((a) => a !== "")) {
+    const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(word)
+    if (!seenNode && assignment !== null) env[assignment[1]!] = assignment[2]!
+    else if (!seenNode) seenNode = true // the command: node
+    else flags.push(word)
+  }
+  return { env, flags }
 }
 
 /** The daemon the benches run; FL_BENCH_CLI picks another build of it (an A/B of two builds). */
@@ -211,10 +220,11 @@ export const startDaemon = async (dir: string, config: Record<string, unknown>, 
   )
   // e.g. FL_BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the daemon
   // the flags of the CLI's `#!/usr/bin/env -S node …` line: the daemon runs as `npm start` runs it
-  const nodeArgs = [...shebangFlags(cliPath), ...(process.env.FL_BENCH_DAEMON_NODE_ARGS ?? "").split(/\s+/).filter((a) => a !== "")]
+  const shebang = shebangOf(cliPath)
+  const nodeArgs = [...shebang.flags, ...(process.env.FL_BENCH_DAEMON_NODE_ARGS ?? "").split(/\s+/).filter((a) => a !== "")]
   const proc = spawnTracked(process.execPath, [...nodeArgs, cliPath, "serve", "--config", configPath], {
     cwd: dir,
-    env: { ...process.env, FAULTLINE_LOG_LEVEL: process.env.FL_BENCH_DAEMON_LOG_LEVEL ?? "info", ...env },
+    env: { ...process.env, ...shebang.env, FAULTLINE_LOG_LEVEL: process.env.FL_BENCH_DAEMON_LOG_LEVEL ?? "info", ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let log = ""
