@@ -63,6 +63,7 @@ interface Remembered {
   readonly provider: string | null
   readonly transport: boolean
   readonly limitDetail: string | null
+  readonly otherLines: string | null
   readonly verdict: Verdict
 }
 
@@ -85,7 +86,7 @@ export function verdictOf(f: ParsedFailure): Verdict {
       if (
         r.status === f.status && r.code === f.code && r.errorType === f.errorType && r.errorClass === f.errorClass &&
         r.provider === f.provider && r.phraseStatus === f.phraseStatus && r.transport === transport &&
-        r.limitDetail === (f.limitDetail ?? null)
+        r.limitDetail === (f.limitDetail ?? null) && r.otherLines === (f.otherLines ?? null)
       ) {
         return r.verdict
       }
@@ -98,7 +99,7 @@ export function verdictOf(f: ParsedFailure): Verdict {
     recentVerdicts.set(message, (list = []))
   }
   if (list.length < PER_MESSAGE) {
-    list.push({ status: f.status, phraseStatus: f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, provider: f.provider, transport, limitDetail: f.limitDetail ?? null, verdict })
+    list.push({ status: f.status, phraseStatus: f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, provider: f.provider, transport, limitDetail: f.limitDetail ?? null, otherLines: f.otherLines ?? null, verdict })
   }
   return verdict
 }
@@ -163,12 +164,40 @@ function decideCategory(f: ParsedFailure): Verdict {
     // a status named only by its reason phrase decides as wording, not as a status the record shows
     if (f.status === null && v.decidedBy.kind === "status") v = { ...v, decidedBy: { kind: "wording", name: `reason phrase (${v.decidedBy.name})` } }
   }
+  if (f.otherLines !== undefined && f.otherLines !== null) v = withOtherLines(f, v, text, input, f.otherLines)
   if (v.rateLimitKind !== "unknown") return v
   // a limit the text does not name in words a provider's catalogue may know by its own name
   // (OpenRouter's `free-models-per-day`)
   const named = lookup(input, RATE_LIMIT).find((e) => e.rateLimitKind !== undefined)
   if (named === undefined) return v
   return { ...v, rateLimitKind: named.rateLimitKind!, provider: v.provider ?? (named.identifies === true ? named.family : null) }
+}
+
+/** Verdicts the status table gave for want of words: the record's other lines may have them. */
+const WEAK_BY_STATUS: ReadonlySet<Category> = new Set<Category>(["unknown", "server_error", "invalid_request", "permission"])
+
+/**
+ * A multi-line record whose message says little (`API call failed: InternalServerError [HTTP
+ * 500]`, a report's `Error Type | session_failure` row) often says more on another line
+ * (`Error: HTTP 500: insufficient balance`, `Rate limit exceeded.`). Where the status table (or
+ * nothing) decided, the words and the catalogue are asked again with those lines; where the
+ * verdict is a rate limit of no known kind, the lines may name it.
+ */
+function withOtherLines(f: ParsedFailure, v: Verdict, text: string, input: CatalogInput, lines: string): Verdict {
+  if (v.decidedBy.kind === "status" && WEAK_BY_STATUS.has(v.category)) {
+    const more = text + "\n" + lines
+    const moreInput: CatalogInput = { ...input, text: more }
+    const shown = f.status ?? f.phraseStatus
+    const again = shown === null || shown < 400
+      ? withoutStatus(f, more, lookup({ ...moreInput, status: null }, WORD_ORDER))
+      : withStatus(f, shown, more, moreInput)
+    if (again.decidedBy.kind !== "status" && again.category !== v.category && again.category !== "unknown") return again
+  }
+  if (v.rateLimitKind === "unknown") {
+    const kind = rateLimitKindOf(lines)
+    if (kind !== "unknown") return { ...v, rateLimitKind: kind }
+  }
+  return v
 }
 
 function withStatus(f: ParsedFailure, status: number, text: string, input: CatalogInput): Verdict {
@@ -272,7 +301,7 @@ const KIND_POLICY_TIME_RE = /\blimit:\d{1,9},\s?time:1 (minute|hour|day)\b/i
  * limit", OpenAI's older "on tokens_usage_based per min".
  */
 const KIND_TOKENS_GAP_RE = /\btokens?(?:_[a-z]{1,12}){0,3}\b[^.\n]{0,48}?\bper[- ](min(?:ute)?|hour|day)\b/i
-const KIND_REQUESTS_GAP_RE = /\b(?:requests?|calls?)\b[^.\n]{0,48}?\bper[- ](min(?:ute)?|hour|day)\b/i
+const KIND_REQUESTS_GAP_RE = /\b(?:requests?|calls?|messages?)\b[^.\n]{0,48}?\bper[- ](min(?:ute)?|hour|day)\b/i
 
 /** RPM/RPH/RPD/TPM/TPD/IPM/IPD named by abbreviation or in words (English, Chinese); else `unknown`. */
 export function rateLimitKindOf(text: string): RateLimitKind {

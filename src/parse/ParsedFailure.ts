@@ -33,6 +33,13 @@ export interface ParsedFailure {
    * (`GenerateRequestsPerDayPerProjectPerModel-FreeTier`). Read by the classifier with the message.
    */
   readonly limitDetail?: string | null
+  /**
+   * In a multi-line record, its other lines that say something failed (not the message's, not
+   * stack frames; redacted, at most 8 lines / 1 KiB): what the classifier reads when the message
+   * alone says little (`⚠️ API call failed: InternalServerError [HTTP 500]` above `Error: HTTP 500:
+   * insufficient balance`). Never stored.
+   */
+  readonly otherLines?: string | null
   /** Number of chat `messages` in the request, when visible (their contents are never kept). */
   readonly messagesCount: number | null
   /** The record was longer than the record limit and was cut. */

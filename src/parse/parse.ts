@@ -18,7 +18,7 @@ import { categoryFromWording } from "../catalog/wording.js"
 import { codeNamedByClass, providerOfHosts, providerOfMarkers, providerOfText, recognises } from "../catalog/index.js"
 import { type Draft, cutUtf8, finalEvidence, isRecord, newDraft, normalizeMessage, note, setCode, setMessage, setModel, setRequestId, setStatus, span, str, toStatus } from "./draft.js"
 import { readBodyValue, readMessageValue } from "./extract/errorBody.js"
-import { readText } from "./extract/freeText.js"
+import { FAILURE_LINE_RE, readText } from "./extract/freeText.js"
 import { notePath, readHints } from "./extract/hints.js"
 import { readLogObject } from "./extract/jsonLog.js"
 import { isHttpClientTransport, transportSignature } from "./extract/transport.js"
@@ -195,6 +195,7 @@ function conclude(d: Draft, text: string): ParseResult {
       errorClass: d.errorClass,
       transportError: d.transportError,
       limitDetail: d.limitDetail,
+      otherLines: text.indexOf("\n") === -1 ? null : otherFailureLines(text, d.message),
       messagesCount: d.messagesCount,
       truncated: d.truncated,
       provider
@@ -202,6 +203,28 @@ function conclude(d: Draft, text: string): ParseResult {
     sample: cutUtf8(text, SAMPLE_MAX_BYTES),
     ...(d.explain === null ? {} : { evidence: finalEvidence(d.explain) })
   }
+}
+
+/** A stack frame (`at f (file:1:2)`, `File "x.py", line 3`) or a source line under one. */
+const FRAME_LINE_RE = /^[ \t]*(?:at[ \t]|File[ \t]"|\.\.\.[ \t]\d|\^)/
+
+/** ParsedFailure.otherLines: the lines of a multi-line record besides its message that say something failed. */
+function otherFailureLines(text: string, message: string | null): string | null {
+  let out = ""
+  let kept = 0
+  let from = 0
+  const end = Math.min(text.length, 16384)
+  for (let n = 0; n < 200 && from < end && kept < 8; n++) {
+    const nl = text.indexOf("\n", from)
+    const line = text.slice(from, nl === -1 || nl > end ? end : nl)
+    from = nl === -1 ? end : nl + 1
+    if (line.length < 4 || line.length > 1024 || FRAME_LINE_RE.test(line) || !FAILURE_LINE_RE.test(line)) continue
+    if (message !== null && (line.indexOf(message) !== -1 || message.indexOf(line.trim()) !== -1)) continue
+    if (out.length + line.length > 1024) break
+    out += (out === "" ? "" : "\n") + line.trim()
+    kept++
+  }
+  return out === "" ? null : out
 }
 
 const CONTROL_RE = /[\u0000-\u001f\u007f]/
@@ -263,10 +286,24 @@ function failsAfterSuccessLine(d: Draft, text: string): boolean {
   return categoryFromWording(rest) !== null || recognises({ code: d.code, errorType: d.errorType, errorClass: d.errorClass, text: rest, provider: d.provider ?? providerOfText(text.length > 8192 ? text.slice(0, 8192) : text)?.provider ?? null })
 }
 
+/**
+ * Hosts of APIs that LLM applications call besides the LLM's: a plugin updater's GitHub API rate
+ * limit, a bot's Telegram or Slack API error. A record that names only such a host is not a call
+ * of the LLM API.
+ */
+const OTHER_API_HOST_RE =
+  /\b(?:api\.github\.com|raw\.githubusercontent\.com|uploads\.github\.com|api\.telegram\.org|slack\.com\/api|hooks\.slack\.com|discord(?:app)?\.com\/api|graph\.facebook\.com|api\.twitter\.com|pypi\.org|registry\.npmjs\.org|registry-1\.docker\.io)\b/i
+
 /** Null when the draft is a failed call, else the Ignored result saying why not. */
 function decide(d: Draft, text: string): ParseResult | null {
   if (d.message !== null && !d.messageHinted) readHints(d.message, d)
   if (d.htmlSeen && !d.jsonBody) d.bodyNotJson = true
+  if (
+    text.indexOf(".") !== -1 && OTHER_API_HOST_RE.test(text.length > 8192 ? text.slice(0, 8192) : text) &&
+    !d.sawLlmPath && d.model === null && d.provider === null && !LLM_WORDS_RE.test(text) && providerOfHosts(text) === null
+  ) {
+    return IGNORED["not an API call"]
+  }
   const status = d.status ?? d.phraseStatus
   if (status !== null) {
     // a success, unless its body is an error of the API's own: Baidu Qianfan and MiniMax answer

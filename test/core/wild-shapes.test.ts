@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { classify, rateLimitKindOf } from "../../src/classify/classify.js"
-import { parseRecord } from "../../src/parse/parse.js"
+import { hasFailureSignal, parseRecord } from "../../src/parse/parse.js"
 
 /**
  * Shape families met in the wild-* corpus records (tune part), each with a made-up line of the
@@ -777,5 +777,75 @@ anthropic-ratelimit-requests-limit: 50
     expect(f.status).toBe(status)
     expect(c.category).toBe(category)
     if (model !== null) expect(f.model).toBe(model)
+  })
+})
+
+describe("the rest of a multi-line record, when its message says little", () => {
+  it("words on another line decide where the status table would: balance on a 500, a rate limit without a status", () => {
+    const quota = failure(`[agent] request failed (attempt 2/5): APIError [HTTP 500]
+    provider: acme-llm   model: acme-large
+    detail: HTTP 500: your credit balance is too low to access the API`)
+    expect(quota.f.status).toBe(500)
+    expect(quota.c.category).toBe("quota")
+    const limited = failure(`## Crash report
+| Error Type | turn_failure |
+| Model | acme-large |
+Error: Too many requests in a short time, please slow down.
+    at callModel (/app/dist/agent.js:120:11)`)
+    expect(limited.c.category).toBe("rate_limit")
+  })
+
+  it("a 429 whose kind is named on another line", () => {
+    const { c } = failure(`WARN llm client: HTTP 429 Too Many Requests
+WARN llm client: limit reached: 60 requests per minute for this key`)
+    expect(c.category).toBe("rate_limit")
+    expect(c.rateLimitKind).toBe("RPM")
+  })
+
+  it("a stack frame's words do not decide (`at RateLimiter.acquire`)", () => {
+    const { c } = failure(`ERROR call failed: HTTP 500 Internal Server Error
+    at RateLimiter.acquire (/app/limits.js:10:3)
+    at timeoutWrapper (/app/net.js:4:1)`)
+    expect(c.category).toBe("server_error")
+  })
+})
+
+describe("more wordings of statuses, bodies and limits", () => {
+  it("a client's log of the exchange: `{status, body}` with the API's body as a JSON string", () => {
+    const { f, c } = failure(
+      `2025-05-01 09:00:01.200 [error] [Fetch] Error 401 from https://api.example-llm.com/v1/chat/completions {"status":401,"body":"{\\"error\\":{\\"message\\":\\"Invalid API key provided\\",\\"type\\":\\"invalid_request_error\\",\\"code\\":\\"invalid_api_key\\"}}"}`
+    )
+    expect(f.status).toBe(401)
+    expect(f.code).toBe("invalid_api_key")
+    expect(c.category).toBe("auth_key")
+  })
+
+  it("an unquoted model id before `not found`", () => {
+    const { f, c } = failure(`ERROR gateway: upstream answered 404: {"code":"NOT_FOUND","message":"Model qwen3-max-preview not found"}`)
+    expect(f.status).toBe(404)
+    expect(c.category).toBe("model_not_found")
+  })
+
+  it("messages per hour is a request limit per hour", () => {
+    expect(failure(`HTTP 429: {"detail":"You have hit the limit of 40 messages per hour. Try again later."}`).c.rateLimitKind).toBe("RPH")
+  })
+
+  it("an exhausted or used-up allocation is quota, and passes the pre-filter", () => {
+    expect(failure("✕ [API Error: You have exhausted your monthly quota for this model.]").c.category).toBe("quota")
+    expect(hasFailureSignal("7001: you have used up your free allocation of 1,000 credits")).toBe(true)
+    expect(failure("7001: you have used up your free allocation of 1,000 credits").c.category).toBe("quota")
+  })
+
+  it("a missing token is a key problem", () => {
+    expect(failure(`{'code': -1001, 'message': 'request to upstream failed: access token is missing', 'data': None}`).c.category).toBe("auth_key")
+  })
+
+  it("another API's failure in an LLM app's log (GitHub, Telegram) is not an LLM call; with an LLM host it is", () => {
+    const github = parseRecord(`[ERRO] [updater:61]: request https://api.github.com/repos/acme/plugin/releases failed, status 403, body: {"message":"API rate limit exceeded for 10.0.0.1."}`)
+    expect(github._tag).toBe("Ignored")
+    const telegram = parseRecord(`ERROR bot: https://api.telegram.org/bot123:xxxx/sendMessage answered 429 Too Many Requests: retry after 5`)
+    expect(telegram._tag).toBe("Ignored")
+    const both = failure(`ERROR relay: https://api.openai.com/v1/chat/completions returned 429 Too Many Requests, then https://api.github.com/gists returned 200`)
+    expect(both.c.category).toBe("rate_limit")
   })
 })

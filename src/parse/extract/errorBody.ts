@@ -65,7 +65,11 @@ export function readBody(o: Record<string, unknown>, d: Draft, depth: number): b
   // APICallError (`{ url, statusCode: 401, responseBody: '{"error":{…}}' }`)
   // — or an application's error object whose `details` string is the API's body (`{ message:
   // 'Error: llmApiError', details: '{"error": {"code": 400, …}}' }`)
-  const rb = o["responseBody"] ?? o["response_body"] ?? embeddedBody(o["details"]) ?? embeddedBody(o["detail"])
+  // — or a client's log of the exchange, `{"status": 400, "body": "{\"error\": {…}}"}`, or an
+  // axios error's `data` holding the API's `{"error": {…}}`
+  const rb =
+    o["responseBody"] ?? o["response_body"] ?? embeddedBody(o["details"]) ?? embeddedBody(o["detail"]) ?? embeddedBody(o["body"]) ??
+    (isRecord(o["body"]) ? o["body"] : undefined) ?? (isRecord(o["data"]) && isRecord(o["data"]["error"]) ? o["data"] : undefined)
   if (!recognized && (typeof rb === "string" || isRecord(rb))) {
     readBodyValue(rb, d, depth + 1, false)
     d.from = "error-body"

@@ -252,7 +252,7 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
 }
 
 /** A line that says something failed: the message line of a multi-line record. */
-const FAILURE_LINE_RE =
+export const FAILURE_LINE_RE =
   /\b(?:error|err|fail(?:ed|ure|s)?|exception|denied|invalid|refused|timed? ?out|exceeded|limit(?:ed)?|unauthori[sz]ed|forbidden|unavailable|overloaded|not found|expired|insufficient)\b|错误|失败|异常|超时|拒绝|不足|限流|上限|无效|非法/i
 
 /** `openai.OpenAIError: The api_key client option must be set …` at a line's start. */
