@@ -13,7 +13,7 @@ export const wording = {
   modelNotFound:
     /\bmodels?\b[^\n]{0,100}?\b(?:does not|doesn't|(?<!may )not) exists?\b|\bmodels?\b[^\n]{0,60}?\b(?:was|is) not found\b|\bmodel[ \t]{1,2}['"`][^'"`\n]{1,128}['"`][ \t]{1,2}not found\b|\bmodel[ \t]{1,2}[\w.:/@+-]{1,128}[ \t]{1,2}not found\b|\bmodel not found\b|model_not_found|no such model|unknown model|模型不存在|模型[^，。\n]{0,40}不存在/i,
   rateLimit:
-    /rate[ _-]?limit(?:ed|ing)?[ _](?:reached|exceeded|error|hit)|\bquota exceeded for (?:quota )?metric\b|(?:due to|hit|exceeds?|exceeded|reached) (?:the |your |a )?(?:\w+ )?rate[ _-]?limit|\bRateLimit(?:Error|Exception)\b|throttling threshold|\bover ratelimit\b|请求速度过快|too ?many ?(?:requests|tokens)|(?<!\d )\brate[ _-]?limited\b|requests? (?:are |is )?too frequent|temporarily limiting requests|\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD|QPS)\b[^.\n]{0,24}(?:limit|reached|exceeded)|(?:limit|reached|max|exceeded|over (?:the )?available)[^.\n]{0,24}\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD|QPS)\b|concurrency limit (?:exceeded|reached)|too many concurrent requests|high concurrency usage|限流|请求过于频繁|频率超限|速率限制|调用次数(?:已达|超过)?上限|(?:调用|请求|访问)次数(?:已)?超(?:限|出限制)|次数已达上限|并发(?:数|量|请求数)?(?:超限|过高|超过上限|已达上限)/i,
+    /rate[ _-]?limit(?:ed|ing)?[ _](?:reached|exceeded|error|hit)|\bquota exceeded for (?:quota )?metric\b|(?:due to|hit|exceeds?|exceeded|reached) (?:the |your |a )?(?:\w+ )?rate[ _-]?limit|\bRateLimit(?:Error|Exception)\b|throttling threshold|\bover ratelimit\b|请求速度过快|too ?many ?(?:requests|tokens)|(?<!\d )\brate[ _-]?limited\b|requests? (?:are |is )?too frequent|temporarily limiting requests|\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD|QPS)\b[^.\n]{0,24}(?:limit|reached|exceeded)|(?:limit|reached|max|exceeded|over (?:the )?available)[^.\n]{0,24}\b(?:RPM|RPH|RPD|TPM|TPD|IPM|IPD|QPS)\b|concurrency limit (?:exceeded|reached)|too many concurrent requests|high concurrency usage|限流|请求过于频繁|频率超限|频率超(?:过|出)了?(?:限制|上限)|速率限制|调用次数(?:已达|超过)?上限|(?:调用|请求|访问)次数(?:已)?超(?:限|出限制)|次数已达上限|并发(?:数|量|请求数)?(?:超限|过高|超过上限|已达上限)/i,
   overload:
     /too busy|\boverloaded\b|server is busy|system is busy|\b(?:model|upstream|inference|llm)(?: service| endpoint| server| provider)? (?:is |are )?(?:currently |temporarily )?unavailable\b|\bupstream request failed\b[^\n]{0,40}\bunavailable\b|系统繁忙|服务繁忙|负载过高|服务器繁忙/i,
   authKey:
@@ -22,7 +22,7 @@ export const wording = {
   invalidRequest:
     /maximum context length|maximum model length|exceeds the available context size|\bblocked due to (?:SAFETY|RECITATION|PROHIBITED_CONTENT|BLOCKLIST|SPII)\b|inappropriate content|content security warning|\binvalid request: |\binvalid type: parameter\b|context[_ ]length[_ ]exceeded|content[_ ]policy[_ ]violation|参数错误|参数不合法|超出(?:模型)?最大上下文|上下文长度超|输入内容过长|内容安全审核/i,
   permission:
-    /\b(?:do|does) not have (?:access|permission) to|\bpermission '[^'\n]{1,100}' denied\b|not allowed to access|permission denied|无权限|没有权限|权限不足|不在白名单/i
+    /\b(?:do|does) not have (?:access|permission) to|\bpermission '[^'\n]{1,100}' denied\b|not allowed to access|permission denied|has not activated the model|无权限|没有权限|权限不足|不在白名单/i
 } as const
 
 /** The order in which wording is tried when no status is given: the most specific first. */

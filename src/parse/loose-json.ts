@@ -123,7 +123,11 @@ class Parser {
       let key: string
       if (c === 34 || c === 39 || c === 0x201c || c === 0x2018) key = this.string()
       else if (isIdentStart(c) || (c >= 48 && c <= 57) || c === 45) key = this.identifierText()
-      else {
+      else if (c === 58 && isIdentStart(s.charCodeAt(this.i + 1))) {
+        // a Ruby symbol key (`{:error=>{:message=>"…"}}`, ruby-openai's Faraday errors)
+        this.i++
+        key = this.identifierText()
+      } else {
         this.broken = true
         return out
       }

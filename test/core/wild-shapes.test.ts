@@ -849,3 +849,41 @@ describe("more wordings of statuses, bodies and limits", () => {
     expect(both.c.category).toBe("rate_limit")
   })
 })
+
+describe("providers, statuses and wordings as applications print them (made-up lines)", () => {
+  it("a provider label in key-value text names the provider (`provider=groq`, `Provider: minimax`)", () => {
+    const groq = failure(`2025-06-01T10:00:00Z ERROR [llm] provider=groq model=llama-3.3-70b-versatile status=413 msg="Request too large for model in organization on tokens per minute (TPM): Limit 6000, Requested 9000"`)
+    expect(groq.c.provider).toBe("groq")
+    expect(groq.c.category).toBe("rate_limit")
+    expect(groq.c.rateLimitKind).toBe("TPM")
+    // a name that is no catalogue family is not a provider
+    expect(failure(`ERROR provider=acme-internal status=503 msg="upstream unavailable"`).c.provider).toBeNull()
+  })
+
+  it("openai-node's `${status} ${message}` after an application's failure words", () => {
+    const { f, c } = failure("Error calling deepseek-reasoner: 402 Insufficient Balance")
+    expect(f.status).toBe(402)
+    expect(c.category).toBe("quota")
+    expect(failure("LLM request failed: 429 Rate limit reached for gpt-4o-mini in organization org-x on requests per min (RPM): Limit 3").f.status).toBe(429)
+  })
+
+  it("Ruby symbol hashes (`{:error=>{:code=>…}}`) are read like JSON", () => {
+    const { f } = failure(`OpenAI::Errors::RateLimitError: status: 429, body: {:error=>{:message=>"Rate limit reached", :type=>"requests", :code=>"rate_limit_exceeded"}}`)
+    expect(f.code).toBe("rate_limit_exceeded")
+  })
+
+  it("MiniMax's base_resp envelope tells MiniMax, and lower-case `insufficient balance` is not DeepSeek's", () => {
+    const { c } = failure(`chat failed {"base_resp":{"status_code":1008,"status_msg":"insufficient balance"}}`)
+    expect(c.category).toBe("quota")
+    expect(c.provider).toBe("minimax")
+  })
+
+  it("LiteLLM's `<Provider>Exception - ` tells the provider", () => {
+    expect(failure(`litellm.RateLimitError: RateLimitError: GroqException - {"error":{"message":"Rate limit reached for model","type":"tokens","code":"rate_limit_exceeded"}}`).c.provider).toBe("groq")
+  })
+
+  it("Chinese rate wording `请求频率超过限制`; an account that has not activated the model", () => {
+    expect(failure("混元 API 错误: code:LimitExceeded message:您的账号请求频率超过限制").c.category).toBe("rate_limit")
+    expect(failure("调用失败 Your account 2100000000 has not activated the model doubao-seed-1-6. Please activate the model service in the Ark Console.").c.category).toBe("permission")
+  })
+})

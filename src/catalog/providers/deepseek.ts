@@ -29,9 +29,9 @@ export default {
     {
       id: "deepseek.insufficient-balance",
       // 402 "Insufficient Balance" (LiteLLM re-raises it as BadRequestError with the same body)
+      // (does not tell DeepSeek: MiniMax's `status_msg` is "insufficient balance" too)
       match: { message: /^(?:402 )?insufficient balance\b/i },
       category: "quota",
-      identifies: true,
       samples: ["cnz-048", "cnz-049"],
       doc: DOC
     },

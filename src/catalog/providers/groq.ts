@@ -36,6 +36,17 @@ export default {
       doc: "https://console.groq.com/docs/deprecations"
     },
     {
+      id: "groq.request-too-large-for-limit",
+      // 413 (type `tokens`, code `rate_limit_exceeded`): "Request too large for model `x` in
+      // organization `org_…` service tier `on_demand` on tokens per minute (TPM): Limit 6000,
+      // Requested 9000, please reduce your message size and try again." A rate limit, whether or
+      // not the code is printed (the kind is read from the words)
+      match: { status: 413, message: /Request too large for model[^\n]{0,200}? on (?:tokens|requests) per (?:minute|day)/i },
+      category: "rate_limit",
+      samples: ["j2y-003", "j2y-008"],
+      doc: "https://console.groq.com/docs/rate-limits"
+    },
+    {
       id: "groq.model-blocked-for-org",
       // 403 permissions_error: "The model `x` is blocked at the organization level. Please have the
       // org admin enable this model in the org settings at https://console.groq.com/settings/limits"

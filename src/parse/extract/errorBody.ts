@@ -56,6 +56,8 @@ export function readBody(o: Record<string, unknown>, d: Draft, depth: number): b
     const bc = normCode(br["status_code"])
     const bm = str(br["status_msg"])
     if (bc !== null && bc !== 0) {
+      // only MiniMax's envelope has it: the catalogue's marker for MiniMax
+      if (d.providerHints.length < 8) d.providerHints.push("base_resp")
       setCode(d, bc)
       if (bm !== null) setMessage(d, bm)
       recognized = true

@@ -10,7 +10,7 @@ import { notePaths, readHints } from "./hints.js"
 import { readHtml } from "./html.js"
 import { readStatusLine } from "./httpDump.js"
 import { readLogObject } from "./jsonLog.js"
-import { KV_MESSAGE_RE, readExplicitCodes, readLogfmt } from "./logfmt.js"
+import { KV_MESSAGE_RE, readExplicitCodes, readLogfmt, readProviderLabel } from "./logfmt.js"
 import { REPEATED_CLASS_RE, findClass, findGrpcStatus, modulePrefix } from "./sdkException.js"
 import { findStatus } from "./statusText.js"
 import { readClientText } from "./clientText.js"
@@ -81,6 +81,12 @@ export function readText(s: string, d: Draft, depth: number): void {
     const mod = modulePrefix(s, cls.end, cls.name)
     if (mod !== "" && d.providerHints.length < 8) d.providerHints.push(mod + cls.name)
   }
+  // LiteLLM names the provider's exception before the message (`litellm.BadRequestError:
+  // DeepseekException - {…}`): a hint for the catalogue's markers
+  if (s.indexOf("Exception - ") !== -1 && d.providerHints.length < 8) {
+    const named = PROVIDER_EXCEPTION_RE.exec(s)
+    if (named !== null) d.providerHints.push(named[0])
+  }
   if (d.errorType === null) {
     const grpc = findGrpcStatus(s)
     if (grpc !== null) {
@@ -93,6 +99,7 @@ export function readText(s: string, d: Draft, depth: number): void {
   readExplicitCodes(s, d)
   d.from = "logfmt"
   readLogfmt(s, d)
+  readProviderLabel(s, d)
   d.from = "free-text"
   if (d.message === null) {
     const kv = KV_MESSAGE_RE.exec(s)
@@ -113,6 +120,8 @@ export function readText(s: string, d: Draft, depth: number): void {
   if (!hadMessage && d.message !== null) d.messageHinted = true
   d.from = outer
 }
+
+const PROVIDER_EXCEPTION_RE = /\b[A-Z][A-Za-z]{2,40}Exception(?= - )/
 
 /** `Caused by: dev.langchain4j.exception.RateLimitException: message` lines of a Java stack trace. */
 const CAUSED_BY_RE = /\nCaused by: (?:[a-z_][\w$]{0,60}\.){0,10}([A-Z][\w$]{1,80}(?:Error|Exception))(?::[ \t]?([^\n]{0,2000}))?/g

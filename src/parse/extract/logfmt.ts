@@ -2,8 +2,8 @@
  * Extractor: key-value logs (`error_message=... error_code=...`, `message: ...`) and explicit
  * codes in prose (`error code: 1010`, Cloudflare's `error reference number`).
  */
-import { type Draft, isNullWord, setBodyStatus, setCode, setErrorType, setMessage } from "../draft.js"
-import { codeNamedByClass } from "../../catalog/index.js"
+import { type Draft, isNullWord, note, setBodyStatus, setCode, setErrorType, setMessage } from "../draft.js"
+import { codeNamedByClass, providerOfName } from "../../catalog/index.js"
 
 const ERROR_CODE_RE = /\berror[ _-]?code\b["']?[ \t]{0,3}[:=]?[ \t]{0,3}["']?(\d{3,6})\b/i
 
@@ -169,6 +169,25 @@ export function readLogfmt(s: string, d: Draft): void {
       case "error_code":
         setCode(d, value)
         break
+    }
+  }
+}
+
+/** `provider=groq`, `Provider: minimax`, `llm_provider="anthropic"` in key-value text, a label or a table. */
+const PROVIDER_LABEL_RE = /(?<![\w.-])(?:llm_|model_|custom_llm_|ai_)?[Pp]rovider(?:_name)?\**[ \t]{0,2}[:=|][ \t]{0,2}\**["'`]?([A-Za-z][\w.-]{1,40})/g
+
+/** The provider a key-value text names, when it is a catalogue family. */
+export function readProviderLabel(s: string, d: Draft): void {
+  if (d.provider !== null || s.indexOf("rovider") === -1) return
+  PROVIDER_LABEL_RE.lastIndex = 0
+  let m: RegExpExecArray | null
+  let n = 0
+  while ((m = PROVIDER_LABEL_RE.exec(s)) !== null && n++ < 4) {
+    const named = providerOfName(m[1]!)
+    if (named !== null) {
+      d.provider = named
+      note(d, "provider", m[0])
+      return
     }
   }
 }

@@ -47,9 +47,11 @@ const REASON_ONLY: ReadonlyArray<readonly [string, number]> = [
 /**
  * `UPSTREAM_503`, `HTTP_429` tokens; `Rate limit exceeded (429)`: a status in parentheses after
  * failure words; `got 429` (`request got 429, backing off`); an access log's `POST <url> 429`
- * without the HTTP version; `→ 503`. The pre-filter asks the same (`hasTaggedStatus`).
+ * without the HTTP version; `→ 503`; openai-node's `${status} ${message}` after an application's
+ * failure words (`Error calling deepseek-chat: 402 Insufficient Balance`). The pre-filter asks the
+ * same (`hasTaggedStatus`).
  */
-const TAGGED_STATUS_RE = /(?:(?:\b|_)(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused|rejected) \(|\breason:[ \t]{0,3}\[|\| {1,3}(?=[45]\d\d {1,3}\|)|\bgot[ \t]{1,2}|\b(?:code|status) (?:was|is|of) |\b(?:failed|error|errored)\b[^\n]{0,80}?: (?=[45]\d\d[ \t]*(?:\n|$))|(?:^|\n)[ \t]{0,4}(?=[45]\d\d \[[A-Za-z])|\b(?:GET|POST|PUT|PATCH|DELETE)[ \t]{1,4}(?:https?:\/\/|\/)[^\s"']{1,500}[ \t]{1,4}|(?:→|-{1,2}>|=>)[ \t]{1,3})([45]\d\d)(?![\w.])|\b([45]\d\d), message=['"]/i
+const TAGGED_STATUS_RE = /(?:(?:\b|_)(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused|rejected) \(|\breason:[ \t]{0,3}\[|\| {1,3}(?=[45]\d\d {1,3}\|)|\bgot[ \t]{1,2}|\b(?:code|status) (?:was|is|of) |\b(?:failed|error|errored)\b[^\n]{0,80}?: (?=[45]\d\d(?:[ \t]*(?:\n|$)| [A-Z\u4e00-\u9fff]))|(?:^|\n)[ \t]{0,4}(?=[45]\d\d \[[A-Za-z])|\b(?:GET|POST|PUT|PATCH|DELETE)[ \t]{1,4}(?:https?:\/\/|\/)[^\s"']{1,500}[ \t]{1,4}|(?:→|-{1,2}>|=>)[ \t]{1,3})([45]\d\d)(?![\w.])|\b([45]\d\d), message=['"]/i
 
 /**
  * google-api-core's `ServiceUnavailable: 503 The model is overloaded`: a CamelCase exception name,
