@@ -294,6 +294,8 @@ function failsAfterSuccessLine(d: Draft, text: string): boolean {
 const OTHER_API_HOST_RE =
   /\b(?:api\.github\.com|raw\.githubusercontent\.com|uploads\.github\.com|api\.telegram\.org|slack\.com\/api|hooks\.slack\.com|discord(?:app)?\.com\/api|graph\.facebook\.com|api\.twitter\.com|pypi\.org|registry\.npmjs\.org|registry-1\.docker\.io)\b/i
 
+const HUB_DOWNLOAD_RE = /\bhuggingface\.co\/[^\s"'<>]{1,200}\/resolve\//
+
 /** Null when the draft is a failed call, else the Ignored result saying why not. */
 function decide(d: Draft, text: string): ParseResult | null {
   if (d.message !== null && !d.messageHinted) readHints(d.message, d)
@@ -302,6 +304,10 @@ function decide(d: Draft, text: string): ParseResult | null {
     text.indexOf(".") !== -1 && OTHER_API_HOST_RE.test(text.length > 8192 ? text.slice(0, 8192) : text) &&
     !d.sawLlmPath && d.model === null && d.provider === null && !LLM_WORDS_RE.test(text) && providerOfHosts(text) === null
   ) {
+    return IGNORED["not an API call"]
+  }
+  // a model file downloaded from the Hugging Face Hub (`huggingface.co/<repo>/resolve/main/config.json`) is not an inference call
+  if (text.indexOf("/resolve/") !== -1 && HUB_DOWNLOAD_RE.test(text) && !d.sawLlmPath && !/api-inference\.|router\.huggingface/.test(text)) {
     return IGNORED["not an API call"]
   }
   const status = d.status ?? d.phraseStatus
@@ -324,7 +330,7 @@ function decide(d: Draft, text: string): ParseResult | null {
       // an error logged about an LLM call in the application's own words (`sse error: LLM model
       // response empty`, `error unmarshalling stream response`)
       (LLM_CALL_ERROR_RE.test(head) && !SUCCESS_RE.test(head)) ||
-      recognises({ code: d.code, errorType: d.errorType, errorClass: d.errorClass, text: d.message ?? head, provider: d.provider ?? providerOfText(head)?.provider ?? null })
+      recognises({ code: d.code, errorType: d.errorType, errorClass: d.errorClass, text: d.message === null || head.indexOf("\n") !== -1 ? head : d.message, provider: d.provider ?? providerOfText(head)?.provider ?? null })
     if (!worded) {
       if (d.transportError === null) return IGNORED["no failure signal"]
       // a transport failure counts when the record shows an API call: LLM words or paths, a known

@@ -887,3 +887,39 @@ describe("providers, statuses and wordings as applications print them (made-up l
     expect(failure("调用失败 Your account 2100000000 has not activated the model doubao-seed-1-6. Please activate the model service in the Ark Console.").c.category).toBe("permission")
   })
 })
+
+describe("statuses and names the fifth round of records showed (made-up lines)", () => {
+  it("a line-start status before a lower-case failure, or before ` - {body}`; a sentence-start `413: Message`; `[503]:`", () => {
+    expect(failure("502 upstream connect error or disconnect/reset before headers").f.status).toBe(502)
+    expect(failure(`429 - "{\\"error\\":{\\"message\\":\\"Rate limit exceeded\\",\\"type\\":\\"new_api_error\\"}}"`).f.status).toBe(429)
+    expect(failure("Error: null. 413: Maximum content size limit (26214400) exceeded").f.status).toBe(413)
+    expect(failure("Gateway error: [acme/llama-4] [503]: Request dropped after the queue was full").f.status).toBe(503)
+    // a count at a line's start is not a status
+    expect(parseRecord("404 files processed in 3.2 s")._tag).toBe("Ignored")
+  })
+
+  it("tonic / grpc-go's CamelCase status before the message", () => {
+    const { f, c } = failure("Agent failed: ResourceExhausted: local total request limit reached (33/32)")
+    expect(f.errorType).toBe("RESOURCE_EXHAUSTED")
+    expect(c.category).toBe("rate_limit")
+  })
+
+  it("rate wordings: request rate too high or rising too quickly", () => {
+    expect(failure("✕ [API Error: Request rate increased too quickly. Please scale requests more smoothly.]").c.category).toBe("rate_limit")
+    expect(failure(`error: "Your request rate is too high. Reduce the frequency of requests."`).c.category).toBe("rate_limit")
+  })
+
+  it("LM Studio's prompt-template failure in its server log is a failed call", () => {
+    const { c } = failure(`2025-05-01 10:00:00 [INFO]
+[LM STUDIO SERVER] Running chat completion on conversation with 3 messages.
+2025-05-01 10:00:00 [ERROR]
+Error rendering prompt with jinja template: "Unknown test: mapping".`)
+    expect(c.provider).toBe("lmstudio")
+    expect(c.decidedBy.name).toBe("lmstudio.prompt-template")
+  })
+
+  it("a model file from the Hugging Face Hub is not an inference call; the Inference API is", () => {
+    expect(parseRecord("requests.exceptions.HTTPError: 429 Client Error: Too Many Requests for url: https://huggingface.co/acme/model-7b/resolve/main/tokenizer.json")._tag).toBe("Ignored")
+    expect(failure("requests.exceptions.HTTPError: 429 Client Error: Too Many Requests for url: https://api-inference.huggingface.co/models/acme/model-7b").f.status).toBe(429)
+  })
+})

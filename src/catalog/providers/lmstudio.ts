@@ -31,6 +31,16 @@ export default {
       samples: ["shs-044"]
     },
     {
+      id: "lmstudio.prompt-template",
+      // the model's jinja chat template failed on the request ("Error rendering prompt with jinja
+      // template: …", then "This is usually an issue with the model's prompt template."): the
+      // call fails whatever the client does, and no status says why
+      match: { message: /error rendering prompt with jinja template/i },
+      category: "unknown",
+      identifies: true,
+      samples: ["w6c-017", "w6c-018", "w6d-011"]
+    },
+    {
       id: "lmstudio.model-unloaded",
       // the model was unloaded (failed load, eviction) while requests still reference it
       match: { message: /error: model is unloaded\./i },

@@ -41,12 +41,20 @@ const GRPC_STATUS_RE = /\b(?:StatusCode\.|code = |api_core\.exceptions\.)([A-Z][
  */
 const GRPC_JAVA_NODE_RE = /\b(?:Status(?:Runtime)?Exception|Error): (?:1?\d )?([A-Z][A-Z_]{2,40})(?=:|\s|$)/
 
+/** `ResourceExhausted: Worker local total request limit reached` (the distinctive names only: `Unavailable:` is any word). */
+const CAMEL_GRPC_RE = /(?:^|[\s:])(ResourceExhausted|DeadlineExceeded|PermissionDenied|InvalidArgument|FailedPrecondition|Unauthenticated)(?=: )/
+
 /** A gRPC status named in the text, as the envelope writes it (`RESOURCE_EXHAUSTED`), or null. */
 export function findGrpcStatus(s: string): string | null {
   if (s.indexOf("StatusCode.") === -1 && s.indexOf("code = ") === -1 && s.indexOf("api_core") === -1) {
-    if (s.indexOf("Exception: ") === -1 && s.indexOf("Error: ") === -1) return null
-    const j = GRPC_JAVA_NODE_RE.exec(s.length > 8192 ? s.slice(0, 8192) : s)
-    return j !== null && GRPC_STATUSES.has(j[1]) ? j[1] : null
+    const head = s.length > 8192 ? s.slice(0, 8192) : s
+    if (s.indexOf("Exception: ") !== -1 || s.indexOf("Error: ") !== -1) {
+      const j = GRPC_JAVA_NODE_RE.exec(head)
+      if (j !== null && GRPC_STATUSES.has(j[1])) return j[1]
+    }
+    // the CamelCase name as tonic and grpc-go's status print it before the message
+    const c = CAMEL_GRPC_RE.exec(head)
+    return c === null ? null : c[1].replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase()
   }
   const m = GRPC_STATUS_RE.exec(s)
   if (m === null) return null

@@ -51,7 +51,7 @@ const REASON_ONLY: ReadonlyArray<readonly [string, number]> = [
  * failure words (`Error calling deepseek-chat: 402 Insufficient Balance`). The pre-filter asks the
  * same (`hasTaggedStatus`).
  */
-const TAGGED_STATUS_RE = /(?:(?:\b|_)(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused|rejected) \(|\breason:[ \t]{0,3}\[|\| {1,3}(?=[45]\d\d {1,3}\|)|\bgot[ \t]{1,2}|\b(?:code|status) (?:was|is|of) |\b(?:failed|error|errored)\b[^\n]{0,80}?: (?=[45]\d\d(?:[ \t]*(?:\n|$)| [A-Z\u4e00-\u9fff]))|(?:^|\n)[ \t]{0,4}(?=[45]\d\d \[[A-Za-z])|\b(?:GET|POST|PUT|PATCH|DELETE)[ \t]{1,4}(?:https?:\/\/|\/)[^\s"']{1,500}[ \t]{1,4}|(?:→|-{1,2}>|=>)[ \t]{1,3})([45]\d\d)(?![\w.])|\b([45]\d\d), message=['"]/i
+const TAGGED_STATUS_RE = /(?:(?:\b|_)(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused|rejected) \(|\breason:[ \t]{0,3}\[|\| {1,3}(?=[45]\d\d {1,3}\|)|\bgot[ \t]{1,2}|\b(?:code|status) (?:was|is|of) |\b(?:failed|error|errored)\b[^\n]{0,80}?: (?=[45]\d\d(?:[ \t]*(?:\n|$)| [A-Z\u4e00-\u9fff]))|(?:^|\n)[ \t]{0,4}(?=[45]\d\d \[[A-Za-z])|\b(?:GET|POST|PUT|PATCH|DELETE)[ \t]{1,4}(?:https?:\/\/|\/)[^\s"']{1,500}[ \t]{1,4}|(?:→|-{1,2}>|=>)[ \t]{1,3}|\[(?=[45]\d\d\]:))([45]\d\d)(?![\w.])|\b([45]\d\d), message=['"]/i
 
 /**
  * google-api-core's `ServiceUnavailable: 503 The model is overloaded`: a CamelCase exception name,
@@ -160,8 +160,16 @@ export function lineStartStatus(s: string, i: number): boolean {
   // relay's Chinese message (`429 当前分组上游负载已饱和`, `401 无效的令牌`: openai-node's `${status} ${message}`)
   const q = s.charCodeAt(i + 4)
   const c = q === 34 ? s.charCodeAt(i + 5) : q
-  return (c >= 65 && c <= 90) || (c >= 0x4e00 && c <= 0x9fff)
+  if ((c >= 65 && c <= 90) || (c >= 0x4e00 && c <= 0x9fff)) return true
+  // `503 - "{\"error\": …}"`, `429 - {…}`: openai-python's `Error code: 503 - {…}` without its label
+  if (q === 45 && s.charCodeAt(i + 5) === 32 && (s.charCodeAt(i + 6) === 34 || s.charCodeAt(i + 6) === 123)) return true
+  // a message in lower case (`503 server is overloaded.`) when it says something failed
+  return c >= 97 && c <= 122 && LOWER_CASE_FAILURE_RE.test(s.slice(i + 4, i + 160))
 }
+
+/** A lower-case message after a line-start status that says something failed. */
+const LOWER_CASE_FAILURE_RE =
+  /^[a-z][^\n]{0,120}?\b(?:overloaded|error|failed|failure|invalid|exceeded|limit(?:ed)?|denied|unavailable|not found|unauthori[sz]ed|forbidden|timed? ?out|too many|insufficient|busy|not exist)\b/
 
 /**
  * A UI's toast or an app's line that starts with the status and a colon, then a capitalised
@@ -171,7 +179,8 @@ export function lineStartColonStatus(s: string, i: number): boolean {
   if (s.charCodeAt(i + 3) !== 58 || s.charCodeAt(i + 4) !== 32) return false
   let j = i - 1
   while (j >= 0 && (s.charCodeAt(j) === 32 || s.charCodeAt(j) === 9)) j--
-  if (j >= 0 && s.charCodeAt(j) !== 10) return false
+  // at a line's start, or a sentence's (`Error: null. 413: Maximum content size limit exceeded`)
+  if (j >= 0 && s.charCodeAt(j) !== 10 && !(s.charCodeAt(j) === 46 && j < i - 1)) return false
   const c = s.charCodeAt(i + 5)
   return c >= 65 && c <= 90
 }
