@@ -136,6 +136,15 @@ function isRawMessage(o: Record<string, unknown>): boolean {
 // ---------------------------------------------------------------------------------------------
 // The resolver: a failed call or not
 
+/**
+ * The Stainless Java SDKs (openai-java, anthropic-sdk-java) name their exceptions as AWS names its
+ * error codes (`com.openai.errors.InternalServerException: 500: …`): there the class is no code.
+ */
+function stainlessJavaClass(d: Draft): boolean {
+  for (const h of d.providerHints) if (h.startsWith("com.openai.") || h.startsWith("com.anthropic.")) return true
+  return false
+}
+
 /** Chat front-ends that only call model APIs: an error they report is an API call's (`403: Open WebUI: Server Connection Error`). */
 const LLM_UI_SRC = "open ?web ?ui|lobe ?chat|nextchat|librechat|anythingllm|cherry ?studio"
 const LLM_CONTEXT_RE = new RegExp(
@@ -158,7 +167,7 @@ const EXCEPTION_CLASS_LINE_RE = /(?:^|\n)[ \t]{0,8}(?:[A-Za-z_][\w]{0,60}\.){0,8
 
 function conclude(d: Draft, text: string): ParseResult {
   resolveStatus(d, text)
-  if (d.code === null && d.errorClass !== null && codeNamedByClass(d.errorClass) !== null) setCode(d, d.errorClass)
+  if (d.code === null && d.errorClass !== null && codeNamedByClass(d.errorClass) !== null && !stainlessJavaClass(d)) setCode(d, d.errorClass)
   const ignored = decide(d, text)
   if (ignored !== null) return d.explain === null ? ignored : { ...ignored, evidence: finalEvidence(d.explain) }
   let provider = d.provider

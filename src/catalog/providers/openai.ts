@@ -21,7 +21,10 @@ export default {
     // `ChatGPTAPI error 429` (its base URL can point elsewhere: weak)
     /\bChatGPT(?:API)? error \d{3}\b/,
     /\bChatGPTError\b/,
-    /\bOpenAI API\b/, /\bopenai\.(?:error\.)?[A-Z][A-Za-z]{2,40}(?:Error|Exception)\b/, /\bOpenAIError\b/],
+    /\bOpenAI API\b/, /\bopenai\.(?:error\.)?[A-Z][A-Za-z]{2,40}(?:Error|Exception)\b/, /\bOpenAIError\b/,
+    // openai-java's exceptions (`com.openai.errors.RateLimitException: 429: …`, openai/openai-java:
+    // openai-java-core/src/main/kotlin/com/openai/errors/RateLimitException.kt)
+    /\bcom\.openai\.errors\.[A-Z]/],
   entries: [
     {
       id: "openai.rate-limit-reached",

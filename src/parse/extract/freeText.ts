@@ -80,6 +80,15 @@ export function readText(s: string, d: Draft, depth: number): void {
     setClass(d, cls.name)
     const mod = modulePrefix(s, cls.end, cls.name)
     if (mod !== "" && d.providerHints.length < 8) d.providerHints.push(mod + cls.name)
+    // google-api-core's `ServiceUnavailable: 503 failed to connect …`: its `__str__` always starts
+    // with the status, whatever case the message starts in
+    if (d.status === null && mod.endsWith("api_core.exceptions.") && s.charCodeAt(cls.end) === 58) {
+      const m = API_CORE_STATUS_RE.exec(s.slice(cls.end, cls.end + 8))
+      if (m !== null) {
+        d.from = "sdk-exception"
+        setStatus(d, Number(m[1]), s.slice(Math.max(0, cls.end - cls.name.length), cls.end + 60))
+      }
+    }
   }
   if (d.errorType === null) {
     const grpc = findGrpcStatus(s)
@@ -113,6 +122,8 @@ export function readText(s: string, d: Draft, depth: number): void {
   if (!hadMessage && d.message !== null) d.messageHinted = true
   d.from = outer
 }
+
+const API_CORE_STATUS_RE = /^: ([45]\d\d) /
 
 /** `Caused by: dev.langchain4j.exception.RateLimitException: message` lines of a Java stack trace. */
 const CAUSED_BY_RE = /\nCaused by: (?:[a-z_][\w$]{0,60}\.){0,10}([A-Z][\w$]{1,80}(?:Error|Exception))(?::[ \t]?([^\n]{0,2000}))?/g
@@ -161,7 +172,14 @@ function joinInspectedStrings(s: string): string {
 const LOG_PREFIX_RE =
   /^[\s|]*(?:\[?\d{4}[-/.]\d\d[-/.]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?|\[?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?\]?)?[\s|:-]*(?:\[?(?:ERROR|ERR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL|TRACE)\]?(?=[\s:|[-])|\[(?:error|warning|warn|info|debug)\]|(?:error|warning|warn|info|debug):)?[\s|:-]*(?:\[[^\]\n，。]{1,60}\][ \t]*){0,3}(?:[\w.$]{1,80}[ \t]+-[ \t]+(?![\s{]))?/
 
-const LEADING_STATUS_RE = /^[45]\d\d[ \t]+(?=[A-Z\u4e00-\u9fff])/
+/**
+ * The status an SDK writes before the message: openai-node's `${status} ${message}`, the Stainless
+ * Java SDKs' `429: message` (openai/openai-java:…/errors/RateLimitException.kt), Go's `Error 429: `.
+ */
+const LEADING_STATUS_RE = /^(?:Error )?[45]\d\d:?[ \t]+(?=[A-Z\u4e00-\u9fff])/
+
+/** `Error: ` / `google.api_core.exceptions.ResourceExhausted: ` before a leading status (`Error: 429 You exceeded …`). */
+const CLASS_BEFORE_STATUS_RE = /^(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Za-z_]\w{0,60}:[ \t]+(?=(?:Error )?[45]\d\d\b)/
 
 const PY_RAISE_LINE_RE = /^[ \t]{2,16}raise [A-Za-z_][\w.]{0,80}\(/m
 
@@ -217,7 +235,7 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
     }
     // The line that carries the status (`Error: Server error: 500 Internal Server Error`).
     const start = s.lastIndexOf("\n", statusAt) + 1
-    const line = restOfLine(s, start).replace(LOG_PREFIX_RE, "").trim().replace(LEADING_STATUS_RE, "")
+    const line = restOfLine(s, start).replace(LOG_PREFIX_RE, "").trim().replace(CLASS_BEFORE_STATUS_RE, "").replace(LEADING_STATUS_RE, "")
     // a label line (`Status Code: 429` of an error-report template) says nothing more: the
     // message is where the same status is shown again with words (`429 余额不足…`)
     if (STATUS_LABEL_LINE_RE.test(line)) {
@@ -264,7 +282,7 @@ function lastExceptionMessage(s: string): string | null {
   let m: RegExpExecArray | null
   let n = 0
   while ((m = EXCEPTION_LINE_RE.exec(s)) !== null && n++ < 64) last = m[1]
-  return last === null ? null : last.trim()
+  return last === null ? null : last.trim().replace(LEADING_STATUS_RE, "")
 }
 
 const TITLE_LINE_RE = /^(?:error|errors|exception|failed|failure|warning|错误|报错|失败|异常)[:：!.]?$/i

@@ -19,7 +19,18 @@ export function modulePrefix(s: string, classEnd: number, name: string): string 
   return s.slice(i, end)
 }
 
+/**
+ * google-api-core's exceptions carry no Error/Exception suffix (`google.api_core.exceptions.ResourceExhausted:
+ * 429 Quota exceeded …`, googleapis/python-api-core:google/api_core/exceptions.py, whose `__str__`
+ * is `f"{self.code} {self.message}"`).
+ */
+const API_CORE_CLASS_RE = /\bapi_core\.exceptions\.([A-Z][A-Za-z]{2,40})\b/
+
 export function findClass(s: string): { name: string; end: number; known: boolean } | null {
+  if (s.indexOf("api_core.exceptions.") !== -1) {
+    const g = API_CORE_CLASS_RE.exec(s)
+    if (g !== null) return { name: g[1], end: g.index + g[0].length, known: false }
+  }
   if (s.indexOf("Error") === -1 && s.indexOf("Exception") === -1 && s.indexOf("Timeout") === -1) return null
   const known = KNOWN_CLASS_RE.exec(s)
   if (known !== null) return { name: known[1], end: known.index + known[0].length, known: true }
