@@ -24,7 +24,9 @@ export default {
     /\bOpenAI API\b/, /\bopenai\.(?:error\.)?[A-Z][A-Za-z]{2,40}(?:Error|Exception)\b/, /\bOpenAIError\b/,
     // openai-java's exceptions (`com.openai.errors.RateLimitException: 429: …`, openai/openai-java:
     // openai-java-core/src/main/kotlin/com/openai/errors/RateLimitException.kt)
-    /\bcom\.openai\.errors\.[A-Z]/],
+    /\bcom\.openai\.errors\.[A-Z]/,
+    // openai-php/client's exceptions (`OpenAI\Exceptions\ErrorException: …`)
+    /\bOpenAI\\Exceptions\\[A-Z]/],
   entries: [
     {
       id: "openai.rate-limit-reached",

@@ -37,6 +37,11 @@ const GENAI_GO_RE = /\bError ([45]\d\d), Message: ([^\n]{1,2000}?), Status: ([A-
 /** google.golang.org/api's googleapi.Error: `googleapi: Error 429: message[, reason]`. */
 const GOOGLEAPI_RE = /\bgoogleapi: Error ([45]\d\d): ([^\n]{1,2000})/
 const GOOGLEAPI_REASON_RE = /, [a-z][A-Za-z]{2,40}$/
+/**
+ * requests' and huggingface_hub's HTTPError: `429 Client Error: Too Many Requests for url: <url>`,
+ * then (huggingface_hub: hf_raise_for_status appends it) a blank line and the server's message.
+ */
+const HF_SERVER_MESSAGE_RE = /\b[45]\d\d (?:Client|Server) Error: [^\n]{0,80}? for url: [^\n]{1,600}\n\n([^\n]{1,2000})/
 /** grpc-go's status error: `rpc error: code = ResourceExhausted desc = <message>`. */
 const GRPC_GO_DESC_RE = /\brpc error: code = [A-Z][A-Za-z]{2,40} desc = ([^\n]{1,2000})/
 /**
@@ -61,6 +66,9 @@ export function readClientText(s: string, d: Draft): void {
     }
   }
   if (s.indexOf(": Some(\"") !== -1) {
+    // the body reader took the Option's constructor for the value (`type: Some("…")` → `Some`)
+    if (d.errorType === "Some") d.errorType = null
+    if (d.code === "Some") d.code = null
     RUST_OPTION_RE.lastIndex = 0
     let r: RegExpExecArray | null
     let n = 0
@@ -125,6 +133,13 @@ export function readClientText(s: string, d: Draft): void {
       setStatus(d, Number(g[1]), g[0])
       setMessage(d, g[2].replace(GOOGLEAPI_REASON_RE, ""))
       if (d.providerHints.length < 8) d.providerHints.push("googleapi: Error " + g[1])
+    }
+  }
+  if (s.indexOf(" for url: ") !== -1 && s.indexOf("\n\n") !== -1) {
+    const h = HF_SERVER_MESSAGE_RE.exec(s)
+    if (h !== null) {
+      d.from = "client-text"
+      setMessage(d, h[1].trim())
     }
   }
   if (s.indexOf("rpc error: code = ") !== -1) {

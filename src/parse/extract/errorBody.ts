@@ -191,6 +191,12 @@ export function findBody(s: string): FoundBody | null {
   let tries = 0
   while (at !== -1 && tries < MAX_BODY_TRIES) {
     tries++
+    // Rust's io::Error debug print (`Os { code: 111, kind: ConnectionRefused, message: "Connection
+    // refused" }`, inside reqwest's error): an errno, not an error body
+    if (at >= 3 && s.startsWith("Os ", at - 3)) {
+      at = s.indexOf("{", at + 1)
+      continue
+    }
     const before = s.charCodeAt(at - 1)
     let r: LooseResult | null = null
     let start = at

@@ -124,6 +124,8 @@ export function readText(s: string, d: Draft, depth: number): void {
 }
 
 const API_CORE_STATUS_RE = /^: ([45]\d\d) /
+const PHP_FILE_SUFFIX_RE = / in \/?[^\s]{1,400}\.php(?::\d{1,6}| on line \d{1,6})$/
+const OLLAMA_STATUS_SUFFIX_RE = / \(status code: [45]\d\d\)$/
 
 /** `Caused by: dev.langchain4j.exception.RateLimitException: message` lines of a Java stack trace. */
 const CAUSED_BY_RE = /\nCaused by: (?:[a-z_][\w$]{0,60}\.){0,10}([A-Z][\w$]{1,80}(?:Error|Exception))(?::[ \t]?([^\n]{0,2000}))?/g
@@ -212,6 +214,10 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
       rest = rest.slice(again[0].length)
     }
     rest = rest.replace(LEADING_STATUS_RE, "")
+    // PHP's `Class: message in /path/File.php:131`, ollama-python's `message (status code: 404)`
+    // (ollama/ollama-python:ollama/_types.py ResponseError.__str__): the place and the status are not the message
+    if (rest.indexOf(".php") !== -1) rest = rest.replace(PHP_FILE_SUFFIX_RE, "")
+    if (rest.endsWith(")") && rest.indexOf(" (status code: ") !== -1) rest = rest.replace(OLLAMA_STATUS_SUFFIX_RE, "")
     if (rest !== "") {
       const nl = s.indexOf("\n", cls.end)
       return nl === -1 ? rest : rest + wrappedTail(s, rest, nl + 1)

@@ -7,13 +7,13 @@ import { KNOWN_CLASS_RE } from "../draft.js"
 /** `FooError`, `FooException`, also with underscores (`AI_APICallError`, Vercel's AI SDK). */
 const GENERIC_CLASS_RE = /\b([A-Z][A-Za-z0-9_]{1,60}(?:Error|Exception))\b/
 
-/** The module path written before a class name (`anthropic.` of `anthropic.RateLimitError`), or "". */
+/** The module path written before a class name (`anthropic.` of `anthropic.RateLimitError`, PHP's `OpenAI\Exceptions\`), or "". */
 export function modulePrefix(s: string, classEnd: number, name: string): string {
   let i = classEnd - name.length
   const end = i
   while (i > 0 && end - i < 80) {
     const c = s.charCodeAt(i - 1)
-    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45 || c === 47 || c === 64)) break
+    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45 || c === 47 || c === 64 || c === 92)) break
     i--
   }
   return s.slice(i, end)
