@@ -144,7 +144,12 @@ function decide(f: ParsedFailure): Verdict {
   if (v.provider !== null || (f.code === null && f.errorClass === null)) return v
   // a code or class only one family uses (`ThrottlingException`, `1113`) names it whatever decided the category
   const input: CatalogInput = { status: f.status ?? f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, text, provider: null }
-  const own = lookup(input, WORD_ORDER).find((e) => e.identifies === true && (e.match.code !== undefined || e.match.errorClass !== undefined))
+  const all = lookup(input, WORD_ORDER)
+  // else a wording only that family uses, next to a code others share (Bedrock's "with on-demand
+  // throughput isn't supported" under AWS's ValidationException)
+  const own =
+    all.find((e) => e.identifies === true && (e.match.code !== undefined || e.match.errorClass !== undefined)) ??
+    all.find((e) => e.identifies === true && e.match.message !== undefined)
   return own === undefined ? v : { ...v, provider: own.family }
 }
 
@@ -235,7 +240,15 @@ function tableCategory(status: number): Category | null {
 /** No status: the catalogue by code, then the words, then a transport failure, class and type. */
 function withoutStatus(f: ParsedFailure, text: string, found: ReadonlyArray<Entry>): Verdict {
   const byCode = found.find((e) => e.match.code !== undefined)
-  if (byCode !== undefined) return byEntry(byCode, text)
+  if (byCode !== undefined) {
+    // a code that only says the request was bad (AWS's ValidationException) yields to the
+    // provider's wording that says which: the model does not exist (as a 400 would)
+    if (byCode.category === "invalid_request") {
+      const model = found.find((e) => e.category === "model_not_found" && e.match.code === undefined)
+      if (model !== undefined) return byEntry(model, text)
+    }
+    return byEntry(byCode, text)
+  }
   const byMessage = found.find((e) => e.match.code === undefined && e.match.type === undefined && e.match.errorClass === undefined && e.match.message !== undefined)
   const worded = wordingOf(text)
   if (byMessage !== undefined && (worded === null || WORD_ORDER.indexOf(byMessage.category) <= WORD_ORDER.indexOf(worded.category))) {
