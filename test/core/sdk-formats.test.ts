@@ -156,9 +156,9 @@ describe("OpenAI SDKs", () => {
     })
   })
 
-  // openai/openai-dotnet: ClientResultException's message `HTTP {status} ({type}: {code})`, a
-  // `Parameter:` line, a blank line, the message; System.ClientModel's default `Service request
-  // failed.\nStatus: 502 (Bad Gateway)` when the body is no OpenAI error
+  // openai/openai-dotnet (the ClientResultException's message builder: `HTTP {response.Status}
+  // ({error.Type}: {error.Code})`, `Parameter: {error.Param}` when set, a blank line, the message);
+  // System.ClientModel's default `Service request failed.\nStatus: 502 (Bad Gateway)` when the body is no OpenAI error
   it("openai-dotnet: `HTTP 429 (insufficient_quota: insufficient_quota)` then the message", () => {
     read("System.ClientModel.ClientResultException: HTTP 429 (insufficient_quota: insufficient_quota)\n\nYou exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.", {
       status: 429, code: "insufficient_quota", errorType: "insufficient_quota", message: /^You exceeded your current quota/, category: "quota", provider: "openai"
@@ -329,7 +329,7 @@ describe("Google SDKs", () => {
     })
   })
 
-  // googleapis/go-genai:types.go APIError.Error(): `Error %d, Message: %s, Status: %s, Details: %v`
+  // googleapis/go-genai APIError.Error() (next to httpStatusOk, deserializeStreamResponse): `Error %d, Message: %s, Status: %s, Details: %v`
   it("go-genai: `Error 429, Message: …, Status: RESOURCE_EXHAUSTED, Details: []`", () => {
     read("Error 429, Message: Resource has been exhausted (e.g. check quota)., Status: RESOURCE_EXHAUSTED, Details: []", {
       status: 429, errorType: "RESOURCE_EXHAUSTED", message: "Resource has been exhausted (e.g. check quota).", category: "rate_limit", provider: "google"
@@ -476,8 +476,8 @@ describe("Azure SDKs", () => {
     })
   })
 
-  // microsoft/semantic-kernel:dotnet/src/InternalUtilities/src/Http/HttpOperationException (wraps the
-  // ClientResultException: `HTTP 429 (: 429)` of an Azure body without a type, then the message)
+  // microsoft/semantic-kernel's HttpOperationException carries the ClientResultException's message
+  // (openai-dotnet's builder with an Azure body whose error has no type: `HTTP 429 (: 429)`, then the message)
   it("Semantic Kernel: HttpOperationException `HTTP 429 (: 429)` then the message", () => {
     read("Microsoft.SemanticKernel.HttpOperationException: HTTP 429 (: 429)\n\nRequests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-08-01-preview have exceeded token rate limit of your current AIServices S0 pricing tier. Please retry after 31 seconds.", {
       status: 429, code: 429, message: /^Requests to the ChatCompletions_Create Operation/, category: "rate_limit", kind: "TPM", provider: "azure"
@@ -571,7 +571,7 @@ describe("gateways and frameworks", () => {
   })
 
   // vercel/ai:packages/provider/src/errors/api-call-error.ts (APICallError: the provider's message, url,
-  // statusCode, responseBody), packages/ai/src/util/retry-error.ts (`Failed after N attempts. Last error: …`)
+  // statusCode, responseBody); its retry (`new RetryError({ message: \`Failed after ${n} attempts. Last error: ${errorMessage}\` })`)
   it("Vercel AI SDK: AI_APICallError dump with url, statusCode and responseBody", () => {
     read([
       `AI_APICallError: ${OPENAI_TPM}`,
@@ -598,7 +598,8 @@ describe("gateways and frameworks", () => {
     })
   })
 
-  // spring-projects/spring-ai:spring-ai-retry (RetryUtils: `status + " - " + body` into Transient/NonTransientAiException)
+  // spring-projects/spring-ai:auto-configurations/common/spring-ai-autoconfigure-retry/…/SpringAiRetryAutoConfiguration.java
+  // (`String.format("HTTP %s - %s", status, body)`; releases before it: `status + " - " + body`)
   it("Spring AI: NonTransientAiException `401 - {json}` and TransientAiException `HTTP 429 - {json}`", () => {
     read('org.springframework.ai.retry.NonTransientAiException: 401 - {\n    "error": {\n        "message": "Incorrect API key provided: sk-abc***xyz. You can find your API key at https://platform.openai.com/account/api-keys.",\n        "type": "invalid_request_error",\n        "param": null,\n        "code": "invalid_api_key"\n    }\n}', {
       status: 401, code: "invalid_api_key", category: "auth_key", provider: "openai"
@@ -721,5 +722,81 @@ describe("HTTP clients' own raise_for_status and transport texts", () => {
     read("aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host api.openai.com:443 ssl:default [Connection reset by peer]", { category: "transport", provider: "openai" })
     read("httpx.ConnectError: [Errno 111] Connection refused", { status: null, message: "[Errno 111] Connection refused", category: "transport" })
     read("httpx.ReadTimeout: The read operation timed out", { category: "transport" })
+  })
+})
+
+describe("older SDK releases and wrappers", () => {
+  // openai-python < 1.0: openai/error.py (RateLimitError, InvalidRequestError, APIConnectionError
+  // "Error communicating with OpenAI: …", ServiceUnavailableError; no status in the text)
+  it("openai-python 0.x: openai.error.* classes", () => {
+    read("openai.error.RateLimitError: You exceeded your current quota, please check your plan and billing details.", { status: null, category: "quota", provider: "openai" })
+    read("openai.error.InvalidRequestError: The model `text-davinci-003` has been deprecated, learn more here: https://platform.openai.com/docs/deprecations", {
+      status: null, model: "text-davinci-003", category: ["model_not_found", "invalid_request"], provider: "openai"
+    })
+    read("openai.error.InvalidRequestError: Unrecognized request argument supplied: functions", { status: null, category: "invalid_request" })
+    read("openai.error.APIConnectionError: Error communicating with OpenAI: HTTPSConnectionPool(host='api.openai.com', port=443): Max retries exceeded with url: /v1/chat/completions (Caused by ProxyError('Cannot connect to proxy.', OSError('Tunnel connection failed: 407 Proxy Authentication Required')))", {
+      category: "transport", provider: "openai"
+    })
+    read("openai.error.ServiceUnavailableError: The server is overloaded or not ready yet.", { status: null, category: "overload" })
+  })
+
+  it("openai-python: the status error logged by the root logger, without the class", () => {
+    read("ERROR:root:Error code: 429 - {'error': {'message': 'Rate limit reached for gpt-4o-mini in organization org-AbCdEf123 on tokens per min (TPM): Limit 200000, Used 199812, Requested 640.', 'type': 'tokens', 'param': None, 'code': 'rate_limit_exceeded'}}", {
+      status: 429, code: "rate_limit_exceeded", model: "gpt-4o-mini", category: "rate_limit", kind: "TPM", provider: "openai"
+    })
+  })
+
+  it("openai-python against Azure and OpenAI-compatible servers: content filter, deployment, Groq's 413, vLLM's 400", () => {
+    read("openai.BadRequestError: Error code: 400 - {'error': {'message': \"The response was filtered due to the prompt triggering Azure OpenAI's content management policy.\", 'type': None, 'param': 'prompt', 'code': 'content_filter', 'status': 400, 'innererror': {'code': 'ResponsibleAIPolicyViolation', 'content_filter_result': {'hate': {'filtered': False, 'severity': 'safe'}}}}}", {
+      status: 400, code: "content_filter", category: "invalid_request"
+    })
+    read("openai.NotFoundError: Error code: 404 - {'error': {'code': 'DeploymentNotFound', 'message': 'The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.'}}", {
+      status: 404, code: "DeploymentNotFound", category: "model_not_found"
+    })
+    read("openai.APIStatusError: Error code: 413 - {'error': {'message': 'Request too large for model `llama-3.1-8b-instant` in organization `org_01abc` service tier `on_demand` on tokens per minute (TPM): Limit 6000, Requested 9321, please reduce your message size and try again.', 'type': 'tokens', 'code': 'rate_limit_exceeded'}}", {
+      status: 413, code: "rate_limit_exceeded", model: "llama-3.1-8b-instant"
+    })
+    read("openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': \"This model's maximum context length is 32768 tokens. However, you requested 33792 tokens (1792 in the messages, 32000 in the completion). Please reduce the length of the messages or completion.\", 'type': 'BadRequestError', 'param': None, 'code': 400}", {
+      status: 400, code: 400, category: "invalid_request"
+    })
+  })
+
+  // openai-go / net/http: a client timeout (`Post "url": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`)
+  it("openai-go / anthropic-go: net/http's client timeout", () => {
+    read('Post "https://api.openai.com/v1/chat/completions": context deadline exceeded (Client.Timeout exceeded while awaiting headers)', { status: null, category: "transport", provider: "openai" })
+  })
+
+  // langchain-ai/langchain-google (langchain_google_genai: `Invalid argument provided to Gemini: {e}` of api-core's `{code} {message}`)
+  it("langchain-google-genai: api-core's status inside ChatGoogleGenerativeAIError", () => {
+    read('langchain_google_genai.chat_models.ChatGoogleGenerativeAIError: Invalid argument provided to Gemini: 400 API key not valid. Please pass a valid API key. [reason: "API_KEY_INVALID"\ndomain: "googleapis.com"\nmetadata {\n  key: "service"\n  value: "generativelanguage.googleapis.com"\n}\n]', {
+      status: 400, message: /^API key not valid/, category: "auth_key", provider: "google"
+    })
+  })
+
+  // LangChain (python) Bedrock: `ValueError: Error raised by bedrock service: {botocore's text}`
+  it("LangChain Bedrock: botocore's text inside ValueError", () => {
+    read("ValueError: Error raised by bedrock service: An error occurred (ThrottlingException) when calling the InvokeModel operation (reached max retries: 4): Too many tokens, please wait before trying again.", {
+      code: "ThrottlingException", category: "rate_limit", provider: "bedrock"
+    })
+  })
+
+  // google-api-core over google-api-python-client's HTTP text: `429 POST <url>: <message>`
+  it("google-api-core: TooManyRequests over the REST transport names the model in the URL", () => {
+    read("google.api_core.exceptions.TooManyRequests: 429 POST https://us-central1-aiplatform.googleapis.com/v1beta1/projects/my-proj/locations/us-central1/publishers/google/models/gemini-1.5-pro-002:streamGenerateContent?alt=sse: Resource exhausted. Please try again later. Please refer to https://cloud.google.com/vertex-ai/generative-ai/docs/quotas#error-code-429 for more details.", {
+      status: 429, model: "gemini-1.5-pro-002", category: "rate_limit", provider: "google"
+    })
+  })
+
+  // grpc-java (`io.grpc.StatusRuntimeException: UNAVAILABLE: io exception`) and grpc-js (`Error: 14 UNAVAILABLE: Name
+  // resolution failed for target dns:…`): the channel never reached the service
+  it("gRPC channels that could not connect are transport failures", () => {
+    read("io.grpc.StatusRuntimeException: UNAVAILABLE: io exception", { status: null, errorType: "UNAVAILABLE", category: ["transport", "overload"] })
+    read("Error: 14 UNAVAILABLE: Name resolution failed for target dns:us-central1-aiplatform.googleapis.com:443", { status: null, category: "transport", provider: "google" })
+  })
+
+  it("Azure.Core: a content filter's `Status: 400 (model_error)` with `ErrorCode: content_filter`", () => {
+    read("Azure.RequestFailedException: The response was filtered due to the prompt triggering Azure OpenAI's content management policy. Please modify your prompt and retry. To learn more about our content filtering policies please read our documentation: https://go.microsoft.com/fwlink/?linkid=2198766\nStatus: 400 (model_error)\nErrorCode: content_filter", {
+      status: 400, code: "content_filter", category: "invalid_request", provider: "azure"
+    })
   })
 })

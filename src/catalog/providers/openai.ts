@@ -29,6 +29,14 @@ export default {
     /\bOpenAI\\Exceptions\\[A-Z]/],
   entries: [
     {
+      id: "openai.invalid-request-error-class",
+      // openai-python < 1.0 (`openai.error.InvalidRequestError: …`, 400/404 without the status in
+      // its text): a bad request, unless the words say which (a model that does not exist)
+      match: { errorClass: "InvalidRequestError" },
+      category: "invalid_request",
+      samples: ["oag-082"]
+    },
+    {
       id: "openai.rate-limit-reached",
       // "Rate limit reached for gpt-4o in organization org-… on tokens per min (TPM): Limit …"
       // (the kind — TPM, RPM, RPD, TPD — is read from the wording that follows)

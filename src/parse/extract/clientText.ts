@@ -31,7 +31,7 @@ const PYDANTIC_ERROR_RE = /\bobject='error' message=(?:'((?:[^'\\\n]|\\.){0,2000
 const DOTNET_RE = /\bHTTP ([45]\d\d) \(([A-Za-z_][\w.]{0,60})?: ([A-Za-z0-9_][\w.]{0,60})\)/
 /**
  * google.golang.org/genai's APIError: `Error 429, Message: …, Status: RESOURCE_EXHAUSTED, Details: […]`
- * (googleapis/go-genai:errors.go).
+ * (googleapis/go-genai, APIError.Error()).
  */
 const GENAI_GO_RE = /\bError ([45]\d\d), Message: ([^\n]{1,2000}?), Status: ([A-Z_]{3,40}), Details: /
 /** google.golang.org/api's googleapi.Error: `googleapi: Error 429: message[, reason]`. */
@@ -42,6 +42,11 @@ const GOOGLEAPI_REASON_RE = /, [a-z][A-Za-z]{2,40}$/
  * then (huggingface_hub: hf_raise_for_status appends it) a blank line and the server's message.
  */
 const HF_SERVER_MESSAGE_RE = /\b[45]\d\d (?:Client|Server) Error: [^\n]{0,80}? for url: [^\n]{1,600}\n\n([^\n]{1,2000})/
+/**
+ * langchain-google-genai wraps google-api-core's text (`{code} {message}`): `Invalid argument provided
+ * to Gemini: 400 API key not valid. …`.
+ */
+const LANGCHAIN_GEMINI_RE = /\bInvalid argument provided to Gemini: ([45]\d\d) ([^\n]{1,2000})/
 /** grpc-go's status error: `rpc error: code = ResourceExhausted desc = <message>`. */
 const GRPC_GO_DESC_RE = /\brpc error: code = [A-Z][A-Za-z]{2,40} desc = ([^\n]{1,2000})/
 /**
@@ -140,6 +145,14 @@ export function readClientText(s: string, d: Draft): void {
     if (h !== null) {
       d.from = "client-text"
       setMessage(d, h[1].trim())
+    }
+  }
+  if (s.indexOf("provided to Gemini: ") !== -1) {
+    const g = LANGCHAIN_GEMINI_RE.exec(s)
+    if (g !== null) {
+      d.from = "client-text"
+      setStatus(d, Number(g[1]), g[0])
+      setMessage(d, g[2].trim())
     }
   }
   if (s.indexOf("rpc error: code = ") !== -1) {
