@@ -148,7 +148,9 @@ function stainlessJavaClass(d: Draft): boolean {
 /** Chat front-ends that only call model APIs: an error they report is an API call's (`403: Open WebUI: Server Connection Error`). */
 const LLM_UI_SRC = "open ?web ?ui|lobe ?chat|nextchat|librechat|anythingllm|cherry ?studio"
 const LLM_CONTEXT_RE = new RegExp(
-  "openai|anthropic|litellm|\\bllm|\\bgpt|claude|gemini|generative ?ai|genai|bedrock|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|moonshot|zhipu|\\/v\\d+\\/|completions|embeddings|\\bchat\\b|\\bmodels?\\b|\\bapi\\b|RateLimitError|APIConnectionError|APITimeoutError|模型|" + LLM_UI_SRC,
+  "openai|anthropic|litellm|\\bllm|\\bgpt|claude|gemini|generative ?ai|genai|bedrock|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|moonshot|zhipu|\\/v\\d+\\/|completions|embeddings|\\bchat\\b|\\bmodels?\\b|\\bapi\\b|RateLimitError|APIConnectionError|APITimeoutError|模型|" +
+    // LLM frameworks name themselves in class and logger names (`dev.langchain4j.exception.TimeoutException`)
+    "langchain|llama_?index|semantic ?kernel|springframework\\.ai|" + LLM_UI_SRC,
   "i"
 )
 

@@ -800,3 +800,79 @@ describe("older SDK releases and wrappers", () => {
     })
   })
 })
+
+describe("SDKs' transport failures", () => {
+  // aws/aws-sdk-go-v2 (smithy-go's OperationError over a ResponseError of StatusCode 0: the request was never answered)
+  it("aws-sdk-go-v2: `StatusCode: 0, RequestID: , request send failed, Post …: dial tcp: lookup …: no such host`", () => {
+    read('operation error Bedrock Runtime: InvokeModel, exceeded maximum number of attempts, 3, https response error StatusCode: 0, RequestID: , request send failed, Post "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-haiku-20240307-v1%3A0/invoke": dial tcp: lookup bedrock-runtime.us-east-1.amazonaws.com: no such host', {
+      status: null, model: "anthropic.claude-3-haiku-20240307-v1:0", category: "transport", provider: "bedrock"
+    })
+  })
+
+  // smithy-lang/smithy-typescript:packages/node-http-handler (the socket timeout's TimeoutError with $metadata)
+  it("aws-sdk-js-v3: node-http-handler's TimeoutError", () => {
+    read("TimeoutError: Connection timed out after 1000 ms\n    at ClientRequest.<anonymous> (/app/node_modules/@smithy/node-http-handler/dist-cjs/index.js:338:33) {\n  '$metadata': { attempts: 3, totalRetryDelay: 312 }\n}", {
+      status: null, category: "transport"
+    })
+  })
+
+  // Azure/azure-sdk-for-python:sdk/core/azure-core/azure/core/exceptions.py (ServiceRequestError, ServiceResponseError)
+  it("azure-core python: ServiceRequestError and ServiceResponseError", () => {
+    read("azure.core.exceptions.ServiceRequestError: <urllib3.connection.HTTPSConnection object at 0x7f1e2d3c4b50>: Failed to establish a new connection: [Errno -2] Name or service not known", {
+      status: null, category: "transport", provider: "azure"
+    })
+    read("azure.core.exceptions.ServiceResponseError: ('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))", { category: "transport", provider: "azure" })
+  })
+
+  // .NET: HttpClient's HttpRequestException, System.ClientModel's retry policy (`Retry failed after N tries. … (The
+  // operation was cancelled because it exceeded the configured timeout of …)`)
+  it(".NET: HttpRequestException of DNS, and System.ClientModel's network timeout after its retries", () => {
+    read("System.Net.Http.HttpRequestException: No such host is known. (my-resource.openai.azure.com:443)\n ---> System.Net.Sockets.SocketException (11001): No such host is known.", {
+      status: null, category: "transport", provider: "azure"
+    })
+    read("System.ClientModel.ClientResultException: Retry failed after 4 tries. Retry settings can be adjusted in ClientOptions.Retry or by configuring a custom retry policy in ClientOptions.RetryPolicy. (The operation was cancelled because it exceeded the configured timeout of 0:01:40. Network timeout can be adjusted in ClientOptions.NetworkTimeout.)", {
+      status: null, category: "transport"
+    })
+  })
+
+  // openai-java / anthropic-sdk-java: OpenAIIoException / AnthropicIoException("Request failed") caused by the HTTP client
+  it("openai-java and anthropic-java: IoException caused by the socket", () => {
+    read("com.openai.errors.OpenAIIoException: Request failed\nCaused by: java.net.SocketTimeoutException: timeout", { status: null, category: "transport", provider: "openai" })
+    read("com.anthropic.errors.AnthropicIoException: Request failed\nCaused by: java.net.ConnectException: Failed to connect to api.anthropic.com/160.79.104.10:443", {
+      status: null, category: "transport", provider: "anthropic"
+    })
+  })
+
+  it("Spring's RestClient and LangChain4j's TimeoutException", () => {
+    read('org.springframework.web.client.ResourceAccessException: I/O error on POST request for "https://api.openai.com/v1/chat/completions": Connection reset', {
+      status: null, category: "transport", provider: "openai"
+    })
+    read("dev.langchain4j.exception.TimeoutException: java.net.http.HttpTimeoutException: request timed out", { status: null, category: "transport" })
+  })
+
+  // ollama/ollama-python:ollama/_client.py (CONNECTION_ERROR_MESSAGE), ollama-js over undici's fetch
+  it("ollama-python's ConnectionError and ollama-js's fetch failed", () => {
+    read("ConnectionError: Failed to connect to Ollama. Please check that Ollama is downloaded, running and accessible. https://ollama.com/download", {
+      status: null, category: "transport", provider: "ollama"
+    })
+    read("TypeError: fetch failed\n    at node:internal/deps/undici/undici:13502:13\n    at async post (/app/node_modules/ollama/dist/browser.cjs:135:20) {\n  [cause]: Error: connect ECONNREFUSED 127.0.0.1:11434", {
+      status: null, category: "transport", provider: "ollama"
+    })
+  })
+
+  it("anthropic-python's APITimeoutError with its long-request hint", () => {
+    read("anthropic.APITimeoutError: Request timed out or interrupted. This could be due to a network timeout, dropped connection, or request cancellation. See https://docs.anthropic.com/en/api/errors#long-requests for more details.", {
+      status: null, category: "transport", provider: "anthropic"
+    })
+  })
+
+  // huggingface/huggingface_hub:src/huggingface_hub/utils/_http.py (BadRequestError: `(Request ID: …)`, blank line, `Bad request:`, the message)
+  it("huggingface_hub: BadRequestError without a status line, and a 503 model loading", () => {
+    read("huggingface_hub.errors.BadRequestError: (Request ID: Root=1-6789abcd-0123456789abcdef01234567)\n\nBad request:\nModel meta-llama/Llama-3.3-70B-Instruct is not supported by provider hf-inference.", {
+      status: null, message: "Model meta-llama/Llama-3.3-70B-Instruct is not supported by provider hf-inference.", model: "meta-llama/Llama-3.3-70B-Instruct", category: "invalid_request", provider: "huggingface"
+    })
+    read("huggingface_hub.errors.HfHubHTTPError: 503 Server Error: Service Unavailable for url: https://api-inference.huggingface.co/models/mistralai/Mistral-7B-Instruct-v0.3 (Request ID: Root=1-6789abcd)\n\nModel mistralai/Mistral-7B-Instruct-v0.3 is currently loading", {
+      status: 503, message: "Model mistralai/Mistral-7B-Instruct-v0.3 is currently loading", category: "overload", provider: "huggingface"
+    })
+  })
+})

@@ -47,6 +47,11 @@ const HF_SERVER_MESSAGE_RE = /\b[45]\d\d (?:Client|Server) Error: [^\n]{0,80}? f
  * to Gemini: 400 API key not valid. …`.
  */
 const LANGCHAIN_GEMINI_RE = /\bInvalid argument provided to Gemini: ([45]\d\d) ([^\n]{1,2000})/
+/**
+ * huggingface_hub's errors without a status line (`BadRequestError: (Request ID: …)`, a blank line,
+ * `Bad request:`, the server's message).
+ */
+const HF_REQUEST_ID_MESSAGE_RE = /(?:^|: )\(Request ID: [^)\n]{1,200}\)\n\n(?:Bad request:\n)?([^\n]{1,2000})/m
 /** grpc-go's status error: `rpc error: code = ResourceExhausted desc = <message>`. */
 const GRPC_GO_DESC_RE = /\brpc error: code = [A-Z][A-Za-z]{2,40} desc = ([^\n]{1,2000})/
 /**
@@ -142,6 +147,13 @@ export function readClientText(s: string, d: Draft): void {
   }
   if (s.indexOf(" for url: ") !== -1 && s.indexOf("\n\n") !== -1) {
     const h = HF_SERVER_MESSAGE_RE.exec(s)
+    if (h !== null) {
+      d.from = "client-text"
+      setMessage(d, h[1].trim())
+    }
+  }
+  if (s.indexOf("(Request ID: ") !== -1 && s.indexOf("\n\n") !== -1) {
+    const h = HF_REQUEST_ID_MESSAGE_RE.exec(s.length > 8192 ? s.slice(0, 8192) : s)
     if (h !== null) {
       d.from = "client-text"
       setMessage(d, h[1].trim())
