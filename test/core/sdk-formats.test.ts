@@ -103,7 +103,8 @@ describe("OpenAI SDKs", () => {
   })
 
   it("openai-node: a status without a body", () => {
-    read("Error: 400 status code (no body)\n    at APIError.generate (/app/node_modules/openai/error.js:44:20)", { status: 400, category: "invalid_request" })
+    // (the SDK's frames in the stack tell OpenAI, weakly: a base URL can point elsewhere)
+    read("Error: 400 status code (no body)\n    at APIError.generate (/app/node_modules/openai/error.js:44:20)", { status: 400, category: "invalid_request", provider: "openai" })
   })
 
   it("openai-node: APIConnectionError (cause: fetch failed) and APIConnectionTimeoutError", () => {
@@ -114,8 +115,8 @@ describe("OpenAI SDKs", () => {
       "  headers: undefined,",
       "  requestID: undefined,",
       "  [cause]: TypeError: fetch failed"
-    ].join("\n"), { status: null, message: "Connection error.", category: "transport" })
-    read("APIConnectionTimeoutError: Request timed out.\n    at OpenAI.makeRequest (/app/node_modules/openai/client.js:332:23)", { status: null, category: "transport" })
+    ].join("\n"), { status: null, message: "Connection error.", category: "transport", provider: "openai" })
+    read("APIConnectionTimeoutError: Request timed out.\n    at OpenAI.makeRequest (/app/node_modules/openai/client.js:332:23)", { status: null, category: "transport", provider: "openai" })
   })
 
   // openai/openai-go:internal/apierror/apierror.go Error(): `%s %q: %d %s %s` (method, URL, status,

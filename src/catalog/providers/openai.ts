@@ -25,6 +25,8 @@ export default {
     // openai-java's exceptions (`com.openai.errors.RateLimitException: 429: …`, openai/openai-java:
     // openai-java-core/src/main/kotlin/com/openai/errors/RateLimitException.kt)
     /\bcom\.openai\.errors\.[A-Z]/,
+    // openai-node's frames in a stack trace (`at APIError.generate (/app/node_modules/openai/core/error.js:66:20)`)
+    /\/node_modules\/openai\//,
     // openai-php/client's exceptions (`OpenAI\Exceptions\ErrorException: …`)
     /\bOpenAI\\Exceptions\\[A-Z]/],
   entries: [
