@@ -209,6 +209,10 @@ describe("Anthropic SDKs", () => {
       status: null, errorType: "overloaded_error", category: "overload", provider: "anthropic"
     })
     read("anthropic.APIConnectionError: Connection error.", { category: "transport", provider: "anthropic" })
+    // anthropic-sdk-typescript's APIConnectionError, printed as a plain Error with the SDK's frames
+    read("Error: Connection error.\n    at Anthropic.makeRequest (/app/node_modules/@anthropic-ai/sdk/src/core.ts:462:15)", {
+      status: null, message: "Connection error.", category: "transport", provider: "anthropic"
+    })
   })
 
   // anthropics/anthropic-sdk-typescript:src/core/error.ts (Stainless makeMessage: `${status} ${JSON}`
@@ -309,7 +313,7 @@ describe("Google SDKs", () => {
 
   it("google-api-core: ServiceUnavailable of a channel that could not connect shows its 503", () => {
     read("google.api_core.exceptions.ServiceUnavailable: 503 failed to connect to all addresses; last error: UNAVAILABLE: ipv4:142.250.64.74:443: Socket closed", {
-      status: 503, category: ["overload", "transport"], provider: "google"
+      status: 503, message: "failed to connect to all addresses; last error: UNAVAILABLE: ipv4:142.250.64.74:443: Socket closed", category: ["overload", "transport"], provider: "google"
     })
   })
 
@@ -589,7 +593,10 @@ describe("gateways and frameworks", () => {
 
   it("Vercel AI SDK: AI_RetryError's last error decides", () => {
     read("AI_RetryError: Failed after 3 attempts. Last error: Overloaded", { status: null, category: "overload" })
-    read("RetryError [AI_RetryError]: Failed after 3 attempts. Last error: You exceeded your current quota, please check your plan and billing details.", { category: "quota" })
+    // Node prints `${constructor.name} [${name}]: message` when the two differ
+    read("RetryError [AI_RetryError]: Failed after 3 attempts. Last error: You exceeded your current quota, please check your plan and billing details.", {
+      message: "Failed after 3 attempts. Last error: You exceeded your current quota, please check your plan and billing details.", category: "quota"
+    })
   })
 
   // langchain-ai/langchainjs:libs/langchain-openai (the openai-node error, with the troubleshooting URL appended)

@@ -87,6 +87,10 @@ export function readText(s: string, d: Draft, depth: number): void {
       if (m !== null) {
         d.from = "sdk-exception"
         setStatus(d, Number(m[1]), s.slice(Math.max(0, cls.end - cls.name.length), cls.end + 60))
+        if (d.message === null) {
+          const rest = restOfLine(s, cls.end + m[0].length).trim()
+          if (rest !== "") setMessage(d, rest)
+        }
       }
     }
   }
@@ -125,6 +129,8 @@ export function readText(s: string, d: Draft, depth: number): void {
 
 const API_CORE_STATUS_RE = /^: ([45]\d\d) /
 const PHP_FILE_SUFFIX_RE = / in \/?[^\s]{1,400}\.php(?::\d{1,6}| on line \d{1,6})$/
+/** JavaScript's default error name before the message (`Error: Connection error.`). */
+const JS_ERROR_NAME_RE = /^Error: (?=\S)/
 const OLLAMA_STATUS_SUFFIX_RE = / \(status code: [45]\d\d\)$/
 
 /** `Caused by: dev.langchain4j.exception.RateLimitException: message` lines of a Java stack trace. */
@@ -205,6 +211,11 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
     const labelled = MESSAGE_LABEL_LINE_RE.exec(s)
     if (labelled !== null) return labelled[1].trim()
   }
+  // Node's inspect of an error whose name is not its class's: `RetryError [AI_RetryError]: Failed after …`
+  if (cls !== null && s.startsWith(" [", cls.end)) {
+    const close = s.indexOf("]: ", cls.end + 2)
+    if (close !== -1 && close - cls.end < 64 && s.lastIndexOf("\n", close) < cls.end) cls = { end: close + 1 }
+  }
   if (cls !== null && s.charCodeAt(cls.end) === 58 /* : */) {
     let rest = restOfLine(s, cls.end + 1).trim()
     // `RateLimitError: litellm.RateLimitError: Rate limit ...`: drop the repeated class names.
@@ -261,7 +272,7 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
   let first: string | null = null
   for (let lines = 0; lines < 16 && from < s.length; lines++) {
     const nl = s.indexOf("\n", from)
-    const line = s.slice(from, nl === -1 ? s.length : nl).replace(LOG_PREFIX_RE, "").trim()
+    const line = s.slice(from, nl === -1 ? s.length : nl).replace(LOG_PREFIX_RE, "").trim().replace(JS_ERROR_NAME_RE, "")
     // a title line (`Error`, `错误`) above the message, as dialogs and UIs print it
     if (line !== "" && (nl === -1 || !TITLE_LINE_RE.test(line))) {
       const whole = nl === -1 ? line : line + wrappedTail(s, line, nl + 1)
