@@ -173,6 +173,7 @@ function conclude(d: Draft, text: string): ParseResult {
   const ignored = decide(d, text)
   if (ignored !== null) return d.explain === null ? ignored : { ...ignored, evidence: finalEvidence(d.explain) }
   let provider = d.provider
+  let providerWeak = false
   if (provider === null) {
     // hosts anywhere; markers in module paths and logger names, and in the whole text of a
     // multi-line record (stack frames name the SDK). The message is looked at by the
@@ -183,6 +184,7 @@ function conclude(d: Draft, text: string): ParseResult {
       (text.indexOf("\n") !== -1 ? providerOfMarkers(text.length > 8192 ? text.slice(0, 8192) : text) : null)
     if (told !== null) {
       provider = told.provider
+      providerWeak = told.weak === true
       if (d.explain !== null) d.explain.provider = { from: told.via === "host" ? "api-host" : "provider-marker", text: span(told.text) }
     }
   }
@@ -208,7 +210,8 @@ function conclude(d: Draft, text: string): ParseResult {
       limitDetail: d.limitDetail,
       messagesCount: d.messagesCount,
       truncated: d.truncated,
-      provider
+      provider,
+      ...(providerWeak ? { providerWeak: true } : {})
     },
     sample: cutUtf8(text, SAMPLE_MAX_BYTES),
     ...(d.explain === null ? {} : { evidence: finalEvidence(d.explain) })

@@ -884,3 +884,35 @@ describe("SDKs' transport failures", () => {
     })
   })
 })
+
+describe("an SDK's name tells the provider only when the answer does not", () => {
+  // openai-python's AzureOpenAI client and anthropic-python's AnthropicBedrock raise the same classes
+  // (openai/openai-python:src/openai/lib/azure.py, anthropics/anthropic-sdk-python:src/anthropic/lib/bedrock):
+  // the body's code or wording names the API that answered
+  it("openai-python against Azure OpenAI: the deployment and the rate-limit wording are Azure's", () => {
+    read("openai.NotFoundError: Error code: 404 - {'error': {'code': 'DeploymentNotFound', 'message': 'The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.'}}", {
+      status: 404, code: "DeploymentNotFound", category: "model_not_found", provider: "azure"
+    })
+    read("openai.RateLimitError: Error code: 429 - {'error': {'code': '429', 'message': 'Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-06-01 have exceeded call rate limit of your current OpenAI S0 pricing tier. Please retry after 1 second.'}}", {
+      status: 429, code: 429, category: "rate_limit", kind: "RPM", provider: "azure"
+    })
+  })
+
+  it("anthropic-python's AnthropicBedrock: Bedrock's own wordings", () => {
+    read("anthropic.BadRequestError: Error code: 400 - {'message': 'The provided model identifier is invalid.'}", { status: 400, category: "model_not_found", provider: "bedrock" })
+    read("anthropic.RateLimitError: Error code: 429 - {'message': 'Too many requests, please wait before trying again.'}", { status: 429, category: "rate_limit", provider: "bedrock" })
+  })
+
+  it("the SDK's name still tells the provider when nothing else does", () => {
+    read("openai.APIConnectionError: Connection error.", { provider: "openai" })
+    read("anthropic.InternalServerError: Error code: 500 - {'type': 'error', 'error': {'type': 'api_error', 'message': 'Internal server error'}}", { status: 500, category: "server_error", provider: "anthropic" })
+  })
+
+  // mistralai's body shares Perplexity's `invalid_model` type (tmc/langchaingo#1233: `{"object":"error","message":"Invalid
+  // model: ","type":"invalid_model","param":null,"code":"1500"}`): the type alone names no provider
+  it("Mistral's invalid_model body through mistralai's Speakeasy SDKError", () => {
+    read('SDKError: API error occurred: Status 400 Content-Type application/json; charset=utf-8\nBody: {"object":"error","message":"Invalid model: mistral-huge-latest","type":"invalid_model","param":null,"code":"1500"}', {
+      status: 400, code: 1500, errorType: "invalid_model", model: "mistral-huge-latest", category: "model_not_found", provider: "mistral"
+    })
+  })
+})
