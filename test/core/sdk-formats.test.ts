@@ -916,3 +916,65 @@ describe("an SDK's name tells the provider only when the answer does not", () =>
     })
   })
 })
+
+describe("frameworks wrapping the SDKs' errors", () => {
+  // microsoft/semantic-kernel python: ServiceResponseException(f"{type(self)} service failed to complete the prompt", ex);
+  // Python's str() of an exception with two args is the tuple's repr
+  it("Semantic Kernel (python): the SDK's error inside ServiceResponseException's args", () => {
+    read("semantic_kernel.exceptions.service_exceptions.ServiceResponseException: (\"<class 'semantic_kernel.connectors.ai.open_ai.services.open_ai_chat_completion.OpenAIChatCompletion'> service failed to complete the prompt\", RateLimitError(\"Error code: 429 - {'error': {'message': 'Rate limit reached for gpt-4o in organization org-AbCdEf123 on tokens per min (TPM): Limit 30000, Used 29500, Requested 900.', 'type': 'tokens', 'param': None, 'code': 'rate_limit_exceeded'}}\"))", {
+      status: 429, code: "rate_limit_exceeded", model: "gpt-4o", category: "rate_limit", kind: "TPM", provider: "openai"
+    })
+  })
+
+  // langchain-ai/langchain:libs/community/langchain_community/llms/ollama.py (OllamaEndpointNotFoundError)
+  it("LangChain community: OllamaEndpointNotFoundError", () => {
+    read("langchain_community.llms.ollama.OllamaEndpointNotFoundError: Ollama call failed with status code 404. Maybe your model is not found and you should pull the model with `ollama pull llama3`.", {
+      status: 404, model: "llama3", category: "model_not_found", provider: "ollama"
+    })
+  })
+
+  it("LlamaIndex and tenacity around openai-python's errors", () => {
+    read("llama_index.core.base.llms.types.ChatResponse: openai.RateLimitError: Error code: 429 - {'error': {'message': 'You exceeded your current quota, please check your plan and billing details.', 'type': 'insufficient_quota', 'param': None, 'code': 'insufficient_quota'}}", {
+      status: 429, code: "insufficient_quota", category: "quota", provider: "openai"
+    })
+    // jd/tenacity: RetryError's str is `RetryError[<Future … raised RateLimitError>]`: the class is all it says
+    read("tenacity.RetryError: RetryError[<Future at 0x7f8b1c2d3e50 state=finished raised RateLimitError>]", { status: null, category: "rate_limit", kind: "unknown" })
+  })
+
+  it("anthropic-typescript: `400 {envelope}` names Anthropic by its envelope", () => {
+    read('Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 215000 tokens > 200000 maximum"},"request_id":"req_011CSHfN3x5a1b2c3d4e5f6g"}', {
+      status: 400, errorType: "invalid_request_error", message: "prompt is too long: 215000 tokens > 200000 maximum", category: "invalid_request", provider: "anthropic"
+    })
+  })
+
+  // vercel/ai APICallError: `Cannot connect to API: …` (handleFetchError), the Gemini body in responseBody
+  it("Vercel AI SDK: APICallError that could not connect, and a Gemini 400 in responseBody", () => {
+    read("AI_APICallError: Cannot connect to API: connect ECONNREFUSED 127.0.0.1:11434", { status: null, category: "transport", provider: "ollama" })
+    read("APICallError [AI_APICallError]: Bad Request\n    at /app/node_modules/@ai-sdk/provider-utils/dist/index.mjs:700:14 {\n  url: 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse',\n  statusCode: 400,\n  responseBody: '{\\n  \"error\": {\\n    \"code\": 400,\\n    \"message\": \"API key not valid. Please pass a valid API key.\",\\n    \"status\": \"INVALID_ARGUMENT\"\\n  }\\n}\\n',\n  isRetryable: false\n}", {
+      status: 400, model: "gemini-2.5-pro", message: "API key not valid. Please pass a valid API key.", category: "auth_key", provider: "google"
+    })
+  })
+
+  // BerriAI/litellm proxy: the exception's str in an OpenAI-shaped body, the status as a string code
+  it("LiteLLM proxy's error body", () => {
+    read('{"error":{"message":"litellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached for gpt-4o in organization org-AbCdEf123 on requests per min (RPM): Limit 500, Used 500, Requested 1.","type":null,"param":null,"code":"429"}}', {
+      status: 429, code: 429, model: "gpt-4o", category: "rate_limit", kind: "RPM"
+    })
+  })
+
+  // openai-node / openai-python with a gateway's HTML page as the body
+  it("openai-node and openai-python: a gateway's 502 page as the error", () => {
+    read("InternalServerError: 502 <html>\n<head><title>502 Bad Gateway</title></head>\n<body>\n<center><h1>502 Bad Gateway</h1></center>\n<hr><center>cloudflare</center>\n</body>\n</html>", {
+      status: 502, message: "502 Bad Gateway", category: "transport"
+    })
+    read("openai.InternalServerError: <html>\n<head><title>502 Bad Gateway</title></head>\n<body>\n<center><h1>502 Bad Gateway</h1></center>\n</body>\n</html>", {
+      status: 502, category: "transport"
+    })
+  })
+
+  it("google-genai python: a leaked key's 403", () => {
+    read("google.genai.errors.ClientError: 403 PERMISSION_DENIED. {'error': {'code': 403, 'message': 'Your API key was reported as leaked. Please use another API key.', 'status': 'PERMISSION_DENIED'}}", {
+      status: 403, errorType: "PERMISSION_DENIED", category: ["permission", "auth_key"], provider: "google"
+    })
+  })
+})

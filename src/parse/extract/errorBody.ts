@@ -25,6 +25,9 @@ export function readBodyValue(v: unknown, d: Draft, depth: number, textual: bool
   if (textual) readText(v, d, depth + 1)
 }
 
+/** Anthropic's error envelope, as the anthropic catalogue's weak marker reads it. */
+const ANTHROPIC_ENVELOPE = '{"type":"error","error":{"type":'
+
 const MESSAGE_KEYS = ["message", "msg", "error_msg", "errorMessage", "error_message", "detail", "error_description"] as const
 
 /** Returns whether `o` is recognisably an error body. */
@@ -37,6 +40,9 @@ export function readBody(o: Record<string, unknown>, d: Draft, depth: number): b
   const err = o["error"]
   if (isRecord(err)) {
     recognized = readErrorMember(err, d, depth)
+    // Anthropic's envelope (`{"type": "error", "error": {"type": "rate_limit_error", …}}`), however it
+    // was printed (JSON, a Python dict): the catalogue's weak marker of it, for the provider
+    if (o["type"] === "error" && typeof err["type"] === "string" && d.providerHints.length < 8) d.providerHints.push(ANTHROPIC_ENVELOPE)
   } else if (typeof err === "string" && err.trim() !== "") {
     if (looksLikeObject(err)) {
       const inner = parseLooseText(err)
