@@ -275,7 +275,7 @@ describe("Google SDKs", () => {
       status: 429, errorType: "RESOURCE_EXHAUSTED", message: /^Resource exhausted/, category: "rate_limit", kind: "unknown", provider: "google"
     })
     read('Error: got status: 503 Service Unavailable. {"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}', {
-      status: 503, errorType: "UNAVAILABLE", message: "The model is overloaded. Please try again later.", category: "overload"
+      status: 503, errorType: "UNAVAILABLE", message: "The model is overloaded. Please try again later.", category: "overload", provider: "google"
     })
   })
 

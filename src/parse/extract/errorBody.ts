@@ -130,7 +130,14 @@ export function readErrorMember(err: Record<string, unknown>, d: Draft, depth: n
   const param = err["param"]
   const status = toStatus(err["status"]) ?? httpStatusOf(err) ?? (isRecord(param) ? toStatus(param["statusCode"]) ?? httpStatusOf(param) : null)
   if (status !== null) setBodyStatus(d, status)
-  else grpcStatusOf(err["status"], d)
+  else {
+    grpcStatusOf(err["status"], d)
+    // Google's envelope (`{"error": {"code": 429, "message": …, "status": "RESOURCE_EXHAUSTED"}}`), however
+    // printed: the catalogue's marker of its `status`, for the provider (as in a multi-line record)
+    if (typeof code === "number" && typeof err["status"] === "string" && d.errorType === err["status"] && d.providerHints.length < 8) {
+      d.providerHints.push(`"status": "${err["status"]}"`)
+    }
+  }
   d.from = outer
   return message !== null || code !== null || type !== null
 }
