@@ -661,6 +661,17 @@ describe("community clients in other languages", () => {
     })
   })
 
+  // 64bit/async-openai:async-openai/src/error.rs Display (`#[error("{}: {}", .0.r#type, .0.message)]` of ApiError,
+  // `stream failed: {0}` of StreamError over reqwest-eventsource's `Stream ended` / `Invalid status code: …`,
+  // `http error: {0}` of reqwest)
+  it("async-openai (Rust): the Display texts of ApiError, StreamError and Reqwest", () => {
+    read("Error: insufficient_quota: You exceeded your current quota, please check your plan and billing details.", { status: null, category: "quota" })
+    read("Error: invalid_request_error: The model `gpt-5-ultra` does not exist or you do not have access to it.", { model: "gpt-5-ultra", category: "model_not_found" })
+    read("Error: stream failed: Stream ended", { status: null, category: ["transport", "unknown"] })
+    read("Error: stream failed: Invalid status code: 429 Too Many Requests", { status: 429, category: "rate_limit" })
+    read("Error: http error: error sending request for url (https://api.openai.com/v1/chat/completions): operation timed out", { status: null, category: "transport", provider: "openai" })
+  })
+
   // alexrudall/ruby-openai:lib/openai/http.rb (Faraday errors; the body logged as `OpenAI HTTP Error (spotted in
   // ruby-openai x.y.z): {hash}`), crmne/ruby_llm:lib/ruby_llm/error.rb (RateLimitError, UnauthorizedError, OverloadedError)
   it("ruby-openai: Faraday's `the server responded with status 429` and the logged hash body", () => {
