@@ -409,6 +409,16 @@ describe("AWS SDKs (Bedrock Runtime)", () => {
     })
   })
 
+  // the Bedrock Runtime's own exceptions as the JS SDK v3 names them (name: message), messages from
+  // https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InvokeModel.html and CommonErrors
+  it("aws-sdk-js-v3: Bedrock's documented exceptions by name alone", () => {
+    read("ModelNotReadyException: Model is not ready for inference. Wait and try your request again.", { code: "ModelNotReadyException", category: ["overload", "rate_limit"] })
+    read("UnrecognizedClientException: The security token included in the request is invalid.", { code: "UnrecognizedClientException", category: "auth_key" })
+    read("ExpiredTokenException: The security token included in the request is expired", { prefilterDrops: true, code: "ExpiredTokenException", category: "auth_key" })
+    read("ServiceQuotaExceededException: Your request exceeds the service quota for your account.", { code: "ServiceQuotaExceededException", category: ["rate_limit", "quota"] })
+    read("InternalServerException: The server encountered an internal error while processing the request.", { code: "InternalServerException", category: "server_error" })
+  })
+
   // aws/smithy-go:operation.go OperationError (`operation error %s: %s, %v`), aws/aws-sdk-go-v2:aws/transport/http/response_error.go
   // (`https response error StatusCode: %d, RequestID: %s, %v`), the retryer's `exceeded maximum number of attempts, N, …`
   it("aws-sdk-go-v2: `operation error Bedrock Runtime: InvokeModel, exceeded maximum number of attempts, 3, https response error StatusCode: 429, …`", () => {
