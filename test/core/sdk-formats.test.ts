@@ -582,6 +582,10 @@ describe("gateways and frameworks", () => {
       message: "Bedrock is unable to process your request.", category: "overload", provider: "bedrock"
     })
     read("litellm.AuthenticationError: AuthenticationError: GroqException - Invalid API Key", { category: "auth_key", provider: "groq" })
+    // the upstream's name tells the provider even when the body's message becomes the message
+    read('litellm.ServiceUnavailableError: OllamaException - {"error":"model is overloaded, please try again later"}', {
+      message: "model is overloaded, please try again later", category: "overload", provider: "ollama"
+    })
     read("litellm.exceptions.Timeout: litellm.Timeout: Connection timed out after 600.0 seconds.", { status: null, category: "transport" })
   })
 

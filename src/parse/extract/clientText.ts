@@ -52,6 +52,12 @@ const LANGCHAIN_GEMINI_RE = /\bInvalid argument provided to Gemini: ([45]\d\d) (
  * `Bad request:`, the server's message).
  */
 const HF_REQUEST_ID_MESSAGE_RE = /(?:^|: )\(Request ID: [^)\n]{1,200}\)\n\n(?:Bad request:\n)?([^\n]{1,2000})/m
+/**
+ * LiteLLM names the upstream in its message (`litellm.ServiceUnavailableError: OllamaException - {…}`,
+ * BerriAI/litellm's exception_mapping_utils: `{Provider}Exception - {original}`): the name is a
+ * provider marker even when the body's message becomes the message.
+ */
+const LITELLM_UPSTREAM_RE = /\b([A-Z][A-Za-z]{2,30}Exception) - /
 /** grpc-go's status error: `rpc error: code = ResourceExhausted desc = <message>`. */
 const GRPC_GO_DESC_RE = /\brpc error: code = [A-Z][A-Za-z]{2,40} desc = ([^\n]{1,2000})/
 /**
@@ -158,6 +164,10 @@ export function readClientText(s: string, d: Draft): void {
       d.from = "client-text"
       setMessage(d, h[1].trim())
     }
+  }
+  if (s.indexOf("Exception - ") !== -1 && s.indexOf("litellm") !== -1) {
+    const u = LITELLM_UPSTREAM_RE.exec(s.length > 8192 ? s.slice(0, 8192) : s)
+    if (u !== null && d.providerHints.length < 8) d.providerHints.push(u[1])
   }
   if (s.indexOf("provided to Gemini: ") !== -1) {
     const g = LANGCHAIN_GEMINI_RE.exec(s)
