@@ -119,6 +119,24 @@ describe("OpenAI SDKs", () => {
     read("APIConnectionTimeoutError: Request timed out.\n    at OpenAI.makeRequest (/app/node_modules/openai/client.js:332:23)", { status: null, category: "transport", provider: "openai" })
   })
 
+  // the same makeMessage in groq-typescript and against Azure OpenAI (Stainless TS SDKs share src/core/error.ts)
+  it("openai-node against Azure, groq-typescript: `${status} ${message}` under the subclass's name", () => {
+    read("Error: 429 Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-08-01-preview have exceeded token rate limit of your current AIServices S0 pricing tier. Please retry after 6 seconds. Please contact Azure support service if you would like to further increase the default rate limit.", {
+      status: 429, category: "rate_limit", kind: "TPM", provider: "azure"
+    })
+    read("RateLimitError: 429 Rate limit reached for model `llama-3.1-70b-versatile` in organization `org_01abc` service tier `on_demand` on tokens per minute (TPM): Limit 6000, Used 5800, Requested 900. Please try again in 7s. Visit https://console.groq.com/docs/rate-limits for more information.", {
+      status: 429, model: "llama-3.1-70b-versatile", category: "rate_limit", kind: "TPM", provider: "groq"
+    })
+    read("NotFoundError: 404 The model `llama3-70b-8192` has been decommissioned and is no longer supported. Please refer to https://console.groq.com/docs/deprecations for a recommendation on which model to use instead.", {
+      status: 404, category: "model_not_found", provider: "groq"
+    })
+    read("ConflictError: 409 Another request is currently being processed", { status: 409, category: "unknown" })
+  })
+
+  it("openai-node: APIUserAbortError is the caller's own abort, not a failed call", () => {
+    expect(parseRecord("APIUserAbortError: Request was aborted.")._tag).toBe("Ignored")
+  })
+
   // openai/openai-go:internal/apierror/apierror.go Error(): `%s %q: %d %s %s` (method, URL, status,
   // http.StatusText, the raw JSON)
   it("openai-go: `POST \"url\": 429 Too Many Requests {json}` with an indented body", () => {
