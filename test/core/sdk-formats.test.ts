@@ -1021,3 +1021,34 @@ describe("frameworks wrapping the SDKs' errors", () => {
     })
   })
 })
+
+describe("tracebacks as Python prints them (the request line names the model)", () => {
+  it("anthropic-python, google-genai and botocore tracebacks", () => {
+    read([
+      "Traceback (most recent call last):",
+      '  File "/app/bot.py", line 41, in answer',
+      '    msg = client.messages.create(model="claude-sonnet-4-20250514", max_tokens=1024, messages=history)',
+      '  File "/usr/local/lib/python3.12/site-packages/anthropic/_base_client.py", line 1064, in _request',
+      "    raise self._make_status_error_from_response(err.response) from None",
+      "anthropic.RateLimitError: Error code: 429 - {'type': 'error', 'error': {'type': 'rate_limit_error', 'message': 'This request would exceed the rate limit for your organization (5b1c2d3e) of 30,000 input tokens per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits.'}, 'request_id': 'req_011CSHfN3x5a1b2c3d4e5f6g'}"
+    ].join("\n"), { status: 429, model: "claude-sonnet-4-20250514", category: "rate_limit", kind: "TPM", provider: "anthropic" })
+    read([
+      "Traceback (most recent call last):",
+      '  File "/app/main.py", line 9, in <module>',
+      '    response = client.models.generate_content(model="gemini-2.5-flash", contents="hi")',
+      '  File "/usr/local/lib/python3.12/site-packages/google/genai/_api_client.py", line 1137, in _request',
+      "    errors.APIError.raise_for_response(response)",
+      '  File "/usr/local/lib/python3.12/site-packages/google/genai/errors.py", line 102, in raise_for_response',
+      "    raise ServerError(status_code, response_json, response)",
+      "google.genai.errors.ServerError: 503 UNAVAILABLE. {'error': {'code': 503, 'message': 'The model is overloaded. Please try again later.', 'status': 'UNAVAILABLE'}}"
+    ].join("\n"), { status: 503, model: "gemini-2.5-flash", message: "The model is overloaded. Please try again later.", category: "overload", provider: "google" })
+    read([
+      "Traceback (most recent call last):",
+      '  File "/app/run.py", line 20, in <module>',
+      '    resp = brt.converse(modelId="anthropic.claude-3-5-sonnet-20240620-v1:0", messages=msgs)',
+      '  File "/usr/local/lib/python3.12/site-packages/botocore/client.py", line 1023, in _make_api_call',
+      "    raise error_class(parsed_response, operation_name)",
+      "botocore.errorfactory.ThrottlingException: An error occurred (ThrottlingException) when calling the Converse operation (reached max retries: 4): Too many tokens, please wait before trying again."
+    ].join("\n"), { code: "ThrottlingException", model: "anthropic.claude-3-5-sonnet-20240620-v1:0", category: "rate_limit", provider: "bedrock" })
+  })
+})
