@@ -18,7 +18,7 @@ export const wording = {
     /too busy|\boverloaded\b|server is busy|system is busy|\b(?:model|upstream|inference|llm)(?: service| endpoint| server| provider)? (?:is |are )?(?:currently |temporarily )?unavailable\b|\bupstream request failed\b[^\n]{0,40}\bunavailable\b|系统繁忙|服务繁忙|负载过高|服务器繁忙|model is not ready for inference/i,
   authKey:
     /invalid api[ _-]?key|incorrect api[ _-]?key|api[ _-]?key is invalid|invalid_api_key|api key not valid|invalid x-api-key|authentication_error|api key (?:is )?(?:missing|not (?:set|provided))|access token (?:is )?(?:invalid|expired)|invalid access token|api_key client option must be set|no api key (?:was )?(?:provided|found)|(?:did not|didn't) provide an api[ _-]?key|api[ _-]?key (?:is )?(?:required|expired|revoked|disabled)|missing (?:api[ _-]?key|authentication header|authorization header)|令牌无效|密钥无效|无效的令牌|认证失败|鉴权失败|api key 错误|(?:令牌|密钥|api ?key)[ \t]{0,2}(?:已过期|过期了|无效|已失效)|security token included in the request is (?:invalid|expired)/i,
-  serverError: /server had an error|an error occurred while processing your request|internal ?server ?error|an internal error (?:has )?occurred|服务内部错误|内部服务错误|服务器内部错误/i,
+  serverError: /server had an error|an error occurred while processing your request|internal ?server ?error|an internal error (?:has )?occurred|服务内部错误|内部服务错误|服务器内部错误|encountered an unexpected error during processing/i,
   invalidRequest:
     /maximum context length|maximum model length|exceeds the available context size|\bblocked due to (?:SAFETY|RECITATION|PROHIBITED_CONTENT|BLOCKLIST|SPII)\b|inappropriate content|content security warning|\binvalid request: |\binvalid type: parameter\b|context[_ ]length[_ ]exceeded|content[_ ]policy[_ ]violation|参数错误|参数不合法|超出(?:模型)?最大上下文|上下文长度超|输入内容过长|内容安全审核/i,
   permission:

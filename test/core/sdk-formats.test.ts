@@ -435,6 +435,7 @@ describe("AWS SDKs (Bedrock Runtime)", () => {
     read("ExpiredTokenException: The security token included in the request is expired", { prefilterDrops: true, code: "ExpiredTokenException", category: "auth_key" })
     read("ServiceQuotaExceededException: Your request exceeds the service quota for your account.", { code: "ServiceQuotaExceededException", category: ["rate_limit", "quota"] })
     read("InternalServerException: The server encountered an internal error while processing the request.", { code: "InternalServerException", category: "server_error" })
+    read("ModelStreamErrorException: The system encountered an unexpected error during processing. Try your request again.", { code: "ModelStreamErrorException", category: "server_error" })
   })
 
   // aws/smithy-go:operation.go OperationError (`operation error %s: %s, %v`), aws/aws-sdk-go-v2:aws/transport/http/response_error.go
