@@ -233,6 +233,8 @@ export interface ProviderEvidence {
   readonly via: "host" | "marker"
   /** The text that told it. */
   readonly text: string
+  /** Told only by a weak marker (an SDK's name, which also calls compatible APIs). */
+  readonly weak?: true
 }
 
 /** The family of an API host (`api.anthropic.com`, `xyz.openai.azure.com`), or null. */
@@ -293,7 +295,7 @@ function markersIn(t: string): ProviderEvidence | null {
   const strong = strongMarkers.find(t)
   if (strong !== null) return { ...strong, via: "marker" }
   const weak = weakMarkers.find(t)
-  return weak === null ? null : { ...weak, via: "marker" }
+  return weak === null ? null : { ...weak, via: "marker", weak: true }
 }
 
 /** A family id named as a value (`"provider": "anthropic"`, `"custom_llm_provider": "groq"`), or null. */

@@ -34,7 +34,7 @@ export interface Verdict {
 
 export function classify(f: ParsedFailure): Classification {
   const v = verdictOf(f)
-  const provider = f.provider ?? v.provider
+  const provider = f.providerWeak === true ? (v.provider ?? f.provider) : (f.provider ?? v.provider)
   return {
     category: v.category,
     rateLimitKind: v.rateLimitKind,
@@ -44,7 +44,7 @@ export function classify(f: ParsedFailure): Classification {
     fingerprint: fingerprint(f, v),
     decidedBy: v.decidedBy,
     provider,
-    providerText: f.provider === null ? v.providerText : null
+    providerText: f.provider === null || (f.providerWeak === true && v.provider !== null) ? v.providerText : null
   }
 }
 
@@ -61,6 +61,7 @@ interface Remembered {
   readonly errorType: string | null
   readonly errorClass: string | null
   readonly provider: string | null
+  readonly providerWeak: boolean
   readonly transport: boolean
   readonly limitDetail: string | null
   readonly otherLines: string | null
@@ -85,7 +86,7 @@ export function verdictOf(f: ParsedFailure): Verdict {
     for (const r of list) {
       if (
         r.status === f.status && r.code === f.code && r.errorType === f.errorType && r.errorClass === f.errorClass &&
-        r.provider === f.provider && r.phraseStatus === f.phraseStatus && r.transport === transport &&
+        r.provider === f.provider && r.providerWeak === (f.providerWeak === true) && r.phraseStatus === f.phraseStatus && r.transport === transport &&
         r.limitDetail === (f.limitDetail ?? null) && r.otherLines === (f.otherLines ?? null)
       ) {
         return r.verdict
@@ -99,7 +100,7 @@ export function verdictOf(f: ParsedFailure): Verdict {
     recentVerdicts.set(message, (list = []))
   }
   if (list.length < PER_MESSAGE) {
-    list.push({ status: f.status, phraseStatus: f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, provider: f.provider, transport, limitDetail: f.limitDetail ?? null, otherLines: f.otherLines ?? null, verdict })
+    list.push({ status: f.status, phraseStatus: f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, provider: f.provider, providerWeak: f.providerWeak === true, transport, limitDetail: f.limitDetail ?? null, otherLines: f.otherLines ?? null, verdict })
   }
   return verdict
 }
@@ -135,18 +136,29 @@ const AFTER_400: ReadonlyArray<Category> = ["quota", "model_not_found", "auth_ke
 const AFTER_403: ReadonlyArray<Category> = ["auth_realname", "quota", "permission"]
 
 function decide(f: ParsedFailure): Verdict {
-  if (f.provider !== null) return decideCategory(f)
+  if (f.provider !== null && f.providerWeak !== true) return decideCategory(f)
+  // a provider told only by an SDK's name yields to what the message, code or catalogue says of the
+  // API (`openai.NotFoundError` of an Azure deployment); else it decides as if told
+  const weak = f.providerWeak === true ? f.provider : null
+  if (weak !== null) f = { ...f, provider: null }
   // the provider the message (or the class, type, code) names beats one a catalogue entry implies,
   // and is told to the catalogue like any other (its provider-only entries then apply)
   const text = classificationText(f)
   const told = providerOfText(text)
   if (told !== null) return { ...decideCategory({ ...f, provider: told.provider }), provider: told.provider, providerText: told.text }
   const v = decideCategory(f)
-  if (v.provider !== null || (f.code === null && f.errorClass === null)) return v
+  if (v.provider !== null) return v
+  if (f.code === null && f.errorClass === null) return weak === null ? v : decideCategory({ ...f, provider: weak })
   // a code or class only one family uses (`ThrottlingException`, `1113`) names it whatever decided the category
   const input: CatalogInput = { status: f.status ?? f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, text, provider: null }
-  const own = lookup(input, WORD_ORDER).find((e) => e.identifies === true && (e.match.code !== undefined || e.match.errorClass !== undefined))
-  return own === undefined ? v : { ...v, provider: own.family }
+  const all = lookup(input, WORD_ORDER)
+  // else a wording only that family uses, next to a code others share (Bedrock's "with on-demand
+  // throughput isn't supported" under AWS's ValidationException)
+  const own =
+    all.find((e) => e.identifies === true && (e.match.code !== undefined || e.match.errorClass !== undefined)) ??
+    all.find((e) => e.identifies === true && e.match.message !== undefined)
+  if (own !== undefined) return { ...v, provider: own.family }
+  return weak === null ? v : decideCategory({ ...f, provider: weak })
 }
 
 function decideCategory(f: ParsedFailure): Verdict {
@@ -264,7 +276,15 @@ function tableCategory(status: number): Category | null {
 /** No status: the catalogue by code, then the words, then a transport failure, class and type. */
 function withoutStatus(f: ParsedFailure, text: string, found: ReadonlyArray<Entry>): Verdict {
   const byCode = found.find((e) => e.match.code !== undefined)
-  if (byCode !== undefined) return byEntry(byCode, text)
+  if (byCode !== undefined) {
+    // a code that only says the request was bad (AWS's ValidationException) yields to the
+    // provider's wording that says which: the model does not exist (as a 400 would)
+    if (byCode.category === "invalid_request") {
+      const model = found.find((e) => e.category === "model_not_found" && e.match.code === undefined)
+      if (model !== undefined) return byEntry(model, text)
+    }
+    return byEntry(byCode, text)
+  }
   const byMessage = found.find((e) => e.match.code === undefined && e.match.type === undefined && e.match.errorClass === undefined && e.match.message !== undefined)
   const worded = wordingOf(text)
   if (byMessage !== undefined && (worded === null || WORD_ORDER.indexOf(byMessage.category) <= WORD_ORDER.indexOf(worded.category))) {

@@ -46,6 +46,12 @@ export interface ParsedFailure {
   readonly truncated: boolean
   /** The API's provider or gateway (a catalogue family id) when the record tells it. */
   readonly provider: string | null
+  /**
+   * `provider` was told only by an SDK's name (`openai.NotFoundError`, `com.anthropic.errors.…`):
+   * what the message, code or a catalogue entry says of the API (an Azure deployment, a Bedrock
+   * wording) goes first.
+   */
+  readonly providerWeak?: boolean
 }
 
 /**

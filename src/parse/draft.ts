@@ -205,7 +205,10 @@ export function setClass(d: Draft, name: string): void {
 
 export function setModel(d: Draft, v: unknown): void {
   if (d.model !== null || typeof v !== "string") return
-  const m = v.trim()
+  let m = v.trim()
+  // a Vertex AI model named as its resource (`projects/p/locations/l/publishers/google/models/gemini-1.5-pro`,
+  // grpc-go's `Publisher Model `…` not found`): the model is the last segment
+  if (m.indexOf("/models/") !== -1 && (m.startsWith("projects/") || m.startsWith("publishers/"))) m = m.slice(m.lastIndexOf("/models/") + 8)
   if (m !== "" && m.length <= 200 && !isNullWord(m) && m !== "<redacted>") {
     d.model = m
     if (d.explain !== null) note(d, "model", m)

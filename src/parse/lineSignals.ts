@@ -51,7 +51,8 @@ const SIGNAL_WORDS: ReadonlyArray<string | readonly [word: string, after: string
   "unauthori", "unreachable", "overload", "busy", "balance", "bad gateway", "quota", "credit", "certificate", "ssl",
   "hang up", "proxy", "payment required", "again", "not found", "authorization required", "incorrect", "suspended",
   "arrear", "overdue", "high traffic", "not active", "unable to", "issue connecting", "over available", "cors policy", "unsupportedprotocol",
-  "no such host", "goaway", "prematurely", "empty reply", "used up"
+  "no such host", "goaway", "prematurely", "empty reply", "used up", "throttl", "validationexception", "expiredtoken",
+  "unrecognizedclient", "modelnotready"
 ]
 
 const wordOf = (w: (typeof SIGNAL_WORDS)[number]): string => (typeof w === "string" ? w : w[0])

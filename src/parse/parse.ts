@@ -136,10 +136,21 @@ function isRawMessage(o: Record<string, unknown>): boolean {
 // ---------------------------------------------------------------------------------------------
 // The resolver: a failed call or not
 
+/**
+ * The Stainless Java SDKs (openai-java, anthropic-sdk-java) name their exceptions as AWS names its
+ * error codes (`com.openai.errors.InternalServerException: 500: …`): there the class is no code.
+ */
+function stainlessJavaClass(d: Draft): boolean {
+  for (const h of d.providerHints) if (h.startsWith("com.openai.") || h.startsWith("com.anthropic.")) return true
+  return false
+}
+
 /** Chat front-ends that only call model APIs: an error they report is an API call's (`403: Open WebUI: Server Connection Error`). */
 const LLM_UI_SRC = "open ?web ?ui|lobe ?chat|nextchat|librechat|anythingllm|cherry ?studio"
 const LLM_CONTEXT_RE = new RegExp(
-  "openai|anthropic|litellm|\\bllm|\\bgpt|claude|gemini|generative ?ai|genai|bedrock|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|moonshot|zhipu|\\/v\\d+\\/|completions|embeddings|\\bchat\\b|\\bmodels?\\b|\\bapi\\b|RateLimitError|APIConnectionError|APITimeoutError|模型|" + LLM_UI_SRC,
+  "openai|anthropic|litellm|\\bllm|\\bgpt|claude|gemini|generative ?ai|genai|bedrock|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|moonshot|zhipu|\\/v\\d+\\/|completions|embeddings|\\bchat\\b|\\bmodels?\\b|\\bapi\\b|RateLimitError|APIConnectionError|APITimeoutError|模型|" +
+    // LLM frameworks name themselves in class and logger names (`dev.langchain4j.exception.TimeoutException`)
+    "langchain|llama_?index|semantic ?kernel|springframework\\.ai|" + LLM_UI_SRC,
   "i"
 )
 
@@ -158,10 +169,11 @@ const EXCEPTION_CLASS_LINE_RE = /(?:^|\n)[ \t]{0,8}(?:[A-Za-z_][\w]{0,60}\.){0,8
 
 function conclude(d: Draft, text: string): ParseResult {
   resolveStatus(d, text)
-  if (d.code === null && d.errorClass !== null && codeNamedByClass(d.errorClass) !== null) setCode(d, d.errorClass)
+  if (d.code === null && d.errorClass !== null && codeNamedByClass(d.errorClass) !== null && !stainlessJavaClass(d)) setCode(d, d.errorClass)
   const ignored = decide(d, text)
   if (ignored !== null) return d.explain === null ? ignored : { ...ignored, evidence: finalEvidence(d.explain) }
   let provider = d.provider
+  let providerWeak = false
   if (provider === null) {
     // hosts anywhere; markers in module paths and logger names, and in the whole text of a
     // multi-line record (stack frames name the SDK). The message is looked at by the
@@ -172,6 +184,7 @@ function conclude(d: Draft, text: string): ParseResult {
       (text.indexOf("\n") !== -1 ? providerOfMarkers(text.length > 8192 ? text.slice(0, 8192) : text) : null)
     if (told !== null) {
       provider = told.provider
+      providerWeak = told.weak === true
       if (d.explain !== null) d.explain.provider = { from: told.via === "host" ? "api-host" : "provider-marker", text: span(told.text) }
     }
   }
@@ -198,7 +211,8 @@ function conclude(d: Draft, text: string): ParseResult {
       otherLines: text.indexOf("\n") === -1 ? null : otherFailureLines(text, d.message),
       messagesCount: d.messagesCount,
       truncated: d.truncated,
-      provider
+      provider,
+      ...(providerWeak ? { providerWeak: true } : {})
     },
     sample: cutUtf8(text, SAMPLE_MAX_BYTES),
     ...(d.explain === null ? {} : { evidence: finalEvidence(d.explain) })

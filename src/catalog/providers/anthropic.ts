@@ -31,6 +31,8 @@ export default {
   weakMarkers: [
     /\banthropic\.(?:_exceptions\.|api\.)?[A-Z][A-Za-z]{2,40}(?:Error|Exception)\b/,
     /@anthropic-ai\/sdk\b/,
+    // anthropic-sdk-java's exceptions (`com.anthropic.errors.RateLimitException: 429: {…}`)
+    /\bcom\.anthropic\.errors\.[A-Z]/,
     /\{\s*"type"\s*:\s*"error"\s*,\s*"error"\s*:\s*\{\s*"type"\s*:/,
     /\{'type': 'error', 'error': \{'type': '[a-z_]{3,40}'/,
     /\breq_01[1-9A-HJ-NP-Za-km-z]{22,24}\b/,

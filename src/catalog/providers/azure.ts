@@ -24,6 +24,10 @@ export default {
     /aka\.ms\/oai\/quotaincrease/i,
     /\/openai\/deployments\//
   ],
+  // azure-core's exceptions (Python `azure.core.exceptions.HttpResponseError`, Java
+  // `com.azure.core.exception.HttpResponseException`): every Azure SDK raises them, so they tell
+  // Azure only when nothing names another API
+  weakMarkers: [/\bazure\.core\.exceptions\.[A-Z]/, /\bcom\.azure\.core\.exception\.[A-Z]/],
   entries: [
     {
       id: "azure.deployment-not-found",

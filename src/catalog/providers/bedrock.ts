@@ -32,7 +32,14 @@ export default {
   markers: [
     /\bbedrock-runtime(?:-fips)?\.[a-z0-9-]{2,30}\.amazonaws\.com/i,
     /\bBedrockException\b/,
+    // aws-sdk-go-v2's OperationError (`operation error Bedrock Runtime: InvokeModel, exceeded maximum
+    // number of attempts, 3, https response error StatusCode: 429, …`)
+    /\boperation error Bedrock(?: Agent)? Runtime: [A-Z][A-Za-z]{2,40}, /,
     /\bBedrock Runtime: [A-Z][A-Za-z]{2,40}, https response error\b/,
+    // the AWS SDK for Java v2 (`software.amazon.awssdk.services.bedrockruntime.model.ThrottlingException:
+    // … (Service: BedrockRuntime, Status Code: 429, Request ID: …)`)
+    /\bawssdk\.services\.bedrock(?:agent)?runtime\b/,
+    /\(Service: BedrockRuntime, Status Code: \d{3}\b/,
     /\bAWSBedrockRuntime\b/,
     /\bBedrockRuntime(?:Exception|Client)\b/,
     /\bcom\.amazon\.bedrock\b/,

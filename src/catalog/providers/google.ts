@@ -61,6 +61,8 @@ export default {
     /\bgoogle\.cloud\.aiplatform/,
     /\bcom\.google\.cloud\.vertexai\b/,
     /\bgoogle\.api_core\.exceptions\b/,
+    // a Vertex AI model named as its resource (`publishers/google/models/gemini-1.5-pro`)
+    /\bpublishers\/google\/models\//,
     /\bVertexAIException\b/,
     /\bVertexAIError\b/,
     // links in Google's own messages
@@ -77,6 +79,10 @@ export default {
   // when nothing else names the API
   weakMarkers: [
     /\bgoogle\.genai\.errors\b/,
+    // Go clients: google.golang.org/api's googleapi.Error (`googleapi: Error 429: …`), google.golang.org/genai's
+    // APIError (`Error 429, Message: …, Status: RESOURCE_EXHAUSTED, Details: […]`)
+    /\bgoogleapi: Error \d{3}\b/,
+    /\bError \d{3}, Message: [^\n]{0,2000}?, Status: [A-Z_]{3,40}, Details: /,
     /\bgoogle_genai\.[a-z]/,
     /@google\/genai\b/,
     /@google\/generative-ai\b/,

@@ -21,8 +21,23 @@ export default {
     // `ChatGPTAPI error 429` (its base URL can point elsewhere: weak)
     /\bChatGPT(?:API)? error \d{3}\b/,
     /\bChatGPTError\b/,
-    /\bOpenAI API\b/, /\bopenai\.(?:error\.)?[A-Z][A-Za-z]{2,40}(?:Error|Exception)\b/, /\bOpenAIError\b/],
+    /\bOpenAI API\b/, /\bopenai\.(?:error\.)?[A-Z][A-Za-z]{2,40}(?:Error|Exception)\b/, /\bOpenAIError\b/,
+    // openai-java's exceptions (`com.openai.errors.RateLimitException: 429: …`, openai/openai-java:
+    // openai-java-core/src/main/kotlin/com/openai/errors/RateLimitException.kt)
+    /\bcom\.openai\.errors\.[A-Z]/,
+    // openai-node's frames in a stack trace (`at APIError.generate (/app/node_modules/openai/core/error.js:66:20)`)
+    /\/node_modules\/openai\//,
+    // openai-php/client's exceptions (`OpenAI\Exceptions\ErrorException: …`)
+    /\bOpenAI\\Exceptions\\[A-Z]/],
   entries: [
+    {
+      id: "openai.invalid-request-error-class",
+      // openai-python < 1.0 (`openai.error.InvalidRequestError: …`, 400/404 without the status in
+      // its text): a bad request, unless the words say which (a model that does not exist)
+      match: { errorClass: "InvalidRequestError" },
+      category: "invalid_request",
+      samples: ["oag-082"]
+    },
     {
       id: "openai.rate-limit-reached",
       // "Rate limit reached for gpt-4o in organization org-… on tokens per min (TPM): Limit …"

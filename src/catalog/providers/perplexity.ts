@@ -17,9 +17,11 @@ export default {
       id: "perplexity.invalid-model",
       // 400 {"error": {"message": "Invalid model 'x'. Permitted models can be found in the
       // documentation at https://docs.perplexity.ai/…", "type": "invalid_model", "code": 400}}
+      // (the type alone does not tell Perplexity: Mistral answers `{"object":"error","message":"Invalid
+      // model: x","type":"invalid_model","param":null,"code":"1500"}`, tmc/langchaingo#1233; the
+      // wording entry below does)
       match: { type: "invalid_model" },
       category: "model_not_found",
-      identifies: true,
       samples: ["wst-036", "wst-037"],
       doc: "https://docs.perplexity.ai/guides/model-cards"
     },

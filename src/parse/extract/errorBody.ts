@@ -25,6 +25,9 @@ export function readBodyValue(v: unknown, d: Draft, depth: number, textual: bool
   if (textual) readText(v, d, depth + 1)
 }
 
+/** Anthropic's error envelope, as the anthropic catalogue's weak marker reads it. */
+const ANTHROPIC_ENVELOPE = '{"type":"error","error":{"type":'
+
 const MESSAGE_KEYS = ["message", "msg", "error_msg", "errorMessage", "error_message", "detail", "error_description"] as const
 
 /** Returns whether `o` is recognisably an error body. */
@@ -37,6 +40,9 @@ export function readBody(o: Record<string, unknown>, d: Draft, depth: number): b
   const err = o["error"]
   if (isRecord(err)) {
     recognized = readErrorMember(err, d, depth)
+    // Anthropic's envelope (`{"type": "error", "error": {"type": "rate_limit_error", …}}`), however it
+    // was printed (JSON, a Python dict): the catalogue's weak marker of it, for the provider
+    if (o["type"] === "error" && typeof err["type"] === "string" && d.providerHints.length < 8) d.providerHints.push(ANTHROPIC_ENVELOPE)
   } else if (typeof err === "string" && err.trim() !== "") {
     if (looksLikeObject(err)) {
       const inner = parseLooseText(err)
@@ -130,7 +136,14 @@ export function readErrorMember(err: Record<string, unknown>, d: Draft, depth: n
   const param = err["param"]
   const status = toStatus(err["status"]) ?? httpStatusOf(err) ?? (isRecord(param) ? toStatus(param["statusCode"]) ?? httpStatusOf(param) : null)
   if (status !== null) setBodyStatus(d, status)
-  else grpcStatusOf(err["status"], d)
+  else {
+    grpcStatusOf(err["status"], d)
+    // Google's envelope (`{"error": {"code": 429, "message": …, "status": "RESOURCE_EXHAUSTED"}}`), however
+    // printed: the catalogue's marker of its `status`, for the provider (as in a multi-line record)
+    if (typeof code === "number" && typeof err["status"] === "string" && d.errorType === err["status"] && d.providerHints.length < 8) {
+      d.providerHints.push(`"status": "${err["status"]}"`)
+    }
+  }
   d.from = outer
   return message !== null || code !== null || type !== null
 }
@@ -197,6 +210,12 @@ export function findBody(s: string): FoundBody | null {
   let tries = 0
   while (at !== -1 && tries < MAX_BODY_TRIES) {
     tries++
+    // Rust's io::Error debug print (`Os { code: 111, kind: ConnectionRefused, message: "Connection
+    // refused" }`, inside reqwest's error): an errno, not an error body
+    if (at >= 3 && s.startsWith("Os ", at - 3)) {
+      at = s.indexOf("{", at + 1)
+      continue
+    }
     const before = s.charCodeAt(at - 1)
     let r: LooseResult | null = null
     let start = at

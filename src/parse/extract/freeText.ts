@@ -80,12 +80,19 @@ export function readText(s: string, d: Draft, depth: number): void {
     setClass(d, cls.name)
     const mod = modulePrefix(s, cls.end, cls.name)
     if (mod !== "" && d.providerHints.length < 8) d.providerHints.push(mod + cls.name)
-  }
-  // LiteLLM names the provider's exception before the message (`litellm.BadRequestError:
-  // DeepseekException - {…}`): a hint for the catalogue's markers
-  if (s.indexOf("Exception - ") !== -1 && d.providerHints.length < 8) {
-    const named = PROVIDER_EXCEPTION_RE.exec(s)
-    if (named !== null) d.providerHints.push(named[0])
+    // google-api-core's `ServiceUnavailable: 503 failed to connect …`: its `__str__` always starts
+    // with the status, whatever case the message starts in
+    if (d.status === null && mod.endsWith("api_core.exceptions.") && s.charCodeAt(cls.end) === 58) {
+      const m = API_CORE_STATUS_RE.exec(s.slice(cls.end, cls.end + 8))
+      if (m !== null) {
+        d.from = "sdk-exception"
+        setStatus(d, Number(m[1]), s.slice(Math.max(0, cls.end - cls.name.length), cls.end + 60))
+        if (d.message === null) {
+          const rest = restOfLine(s, cls.end + m[0].length).trim()
+          if (rest !== "") setMessage(d, rest)
+        }
+      }
+    }
   }
   if (d.errorType === null) {
     const grpc = findGrpcStatus(s)
@@ -121,7 +128,11 @@ export function readText(s: string, d: Draft, depth: number): void {
   d.from = outer
 }
 
-const PROVIDER_EXCEPTION_RE = /\b[A-Z][A-Za-z]{2,40}Exception(?= - )/
+const API_CORE_STATUS_RE = /^: ([45]\d\d) /
+const PHP_FILE_SUFFIX_RE = / in \/?[^\s]{1,400}\.php(?::\d{1,6}| on line \d{1,6})$/
+/** JavaScript's default error name before the message (`Error: Connection error.`). */
+const JS_ERROR_NAME_RE = /^Error: (?=\S)/
+const OLLAMA_STATUS_SUFFIX_RE = / \(status code: [45]\d\d\)$/
 
 /** `Caused by: dev.langchain4j.exception.RateLimitException: message` lines of a Java stack trace. */
 const CAUSED_BY_RE = /\nCaused by: (?:[a-z_][\w$]{0,60}\.){0,10}([A-Z][\w$]{1,80}(?:Error|Exception))(?::[ \t]?([^\n]{0,2000}))?/g
@@ -170,7 +181,14 @@ function joinInspectedStrings(s: string): string {
 const LOG_PREFIX_RE =
   /^[\s|]*(?:\[?\d{4}[-/.]\d\d[-/.]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?|\[?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?\]?)?[\s|:-]*(?:\[?(?:ERROR|ERR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL|TRACE)\]?(?=[\s:|[-])|\[(?:error|warning|warn|info|debug)\]|(?:error|warning|warn|info|debug):)?[\s|:-]*(?:\[[^\]\n，。]{1,60}\][ \t]*){0,3}(?:[\w.$]{1,80}[ \t]+-[ \t]+(?![\s{]))?/
 
-const LEADING_STATUS_RE = /^[45]\d\d[ \t]+(?=[A-Z\u4e00-\u9fff])/
+/**
+ * The status an SDK writes before the message: openai-node's `${status} ${message}`, the Stainless
+ * Java SDKs' `429: message` (openai/openai-java:…/errors/RateLimitException.kt), Go's `Error 429: `.
+ */
+const LEADING_STATUS_RE = /^(?:Error )?[45]\d\d:?[ \t]+(?=[A-Z\u4e00-\u9fff])/
+
+/** `Error: ` / `google.api_core.exceptions.ResourceExhausted: ` before a leading status (`Error: 429 You exceeded …`). */
+const CLASS_BEFORE_STATUS_RE = /^(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Za-z_]\w{0,60}:[ \t]+(?=(?:Error )?[45]\d\d\b)/
 
 const PY_RAISE_LINE_RE = /^[ \t]{2,16}raise [A-Za-z_][\w.]{0,80}\(/m
 
@@ -194,6 +212,11 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
     const labelled = MESSAGE_LABEL_LINE_RE.exec(s)
     if (labelled !== null) return labelled[1].trim()
   }
+  // Node's inspect of an error whose name is not its class's: `RetryError [AI_RetryError]: Failed after …`
+  if (cls !== null && s.startsWith(" [", cls.end)) {
+    const close = s.indexOf("]: ", cls.end + 2)
+    if (close !== -1 && close - cls.end < 64 && s.lastIndexOf("\n", close) < cls.end) cls = { end: close + 1 }
+  }
   if (cls !== null && s.charCodeAt(cls.end) === 58 /* : */) {
     let rest = restOfLine(s, cls.end + 1).trim()
     // `RateLimitError: litellm.RateLimitError: Rate limit ...`: drop the repeated class names.
@@ -203,6 +226,10 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
       rest = rest.slice(again[0].length)
     }
     rest = rest.replace(LEADING_STATUS_RE, "")
+    // PHP's `Class: message in /path/File.php:131`, ollama-python's `message (status code: 404)`
+    // (ollama/ollama-python:ollama/_types.py ResponseError.__str__): the place and the status are not the message
+    if (rest.indexOf(".php") !== -1) rest = rest.replace(PHP_FILE_SUFFIX_RE, "")
+    if (rest.endsWith(")") && rest.indexOf(" (status code: ") !== -1) rest = rest.replace(OLLAMA_STATUS_SUFFIX_RE, "")
     if (rest !== "") {
       const nl = s.indexOf("\n", cls.end)
       return nl === -1 ? rest : rest + wrappedTail(s, rest, nl + 1)
@@ -226,7 +253,7 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
     }
     // The line that carries the status (`Error: Server error: 500 Internal Server Error`).
     const start = s.lastIndexOf("\n", statusAt) + 1
-    const line = restOfLine(s, start).replace(LOG_PREFIX_RE, "").trim().replace(LEADING_STATUS_RE, "")
+    const line = restOfLine(s, start).replace(LOG_PREFIX_RE, "").trim().replace(CLASS_BEFORE_STATUS_RE, "").replace(LEADING_STATUS_RE, "")
     // a label line (`Status Code: 429` of an error-report template) says nothing more: the
     // message is where the same status is shown again with words (`429 余额不足…`)
     if (STATUS_LABEL_LINE_RE.test(line)) {
@@ -246,7 +273,7 @@ function deriveMessage(s: string, cls: { end: number } | null, statusAt: number)
   let first: string | null = null
   for (let lines = 0; lines < 16 && from < s.length; lines++) {
     const nl = s.indexOf("\n", from)
-    const line = s.slice(from, nl === -1 ? s.length : nl).replace(LOG_PREFIX_RE, "").trim()
+    const line = s.slice(from, nl === -1 ? s.length : nl).replace(LOG_PREFIX_RE, "").trim().replace(JS_ERROR_NAME_RE, "")
     // a title line (`Error`, `错误`) above the message, as dialogs and UIs print it
     if (line !== "" && (nl === -1 || !TITLE_LINE_RE.test(line))) {
       const whole = nl === -1 ? line : line + wrappedTail(s, line, nl + 1)
@@ -273,7 +300,7 @@ function lastExceptionMessage(s: string): string | null {
   let m: RegExpExecArray | null
   let n = 0
   while ((m = EXCEPTION_LINE_RE.exec(s)) !== null && n++ < 64) last = m[1]
-  return last === null ? null : last.trim()
+  return last === null ? null : last.trim().replace(LEADING_STATUS_RE, "")
 }
 
 const TITLE_LINE_RE = /^(?:error|errors|exception|failed|failure|warning|错误|报错|失败|异常)[:：!.]?$/i

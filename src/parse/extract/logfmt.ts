@@ -19,6 +19,8 @@ const REFERENCE_RE = /\berror reference number:?[ \t]{0,3}(\d{3,6})\b/i
 const AWS_CODE_RE =
   /An error occurred \(([A-Za-z][A-Za-z]{2,60})\) when calling|\b((?:[Tt]hrottling|[Vv]alidation|[Aa]ccessDenied|[Mm]odelNotReady|[Ss]erviceUnavailable|[Mm]odelTimeout|[Rr]esourceNotFound|[Mm]odelError|[Ss]erviceQuotaExceeded|[Ii]nternalServer|[Mm]odelStreamError|[Ee]xpiredToken|[Uu]nrecognizedClient)Exception)\b|x-amzn-ErrorType:[ \t]{0,3}([A-Z][A-Za-z]{2,60}(?:Exception|Error))|(?:https response error|api error) [^\n]{0,200}?\b([A-Z][A-Za-z]{2,60}Exception):|["'](?:__type|Code)["'][ \t]{0,3}:[ \t]{0,3}["'](?:[\w.]{1,60}#)?([A-Z][A-Za-z]{2,60}Exception)["']/
 
+const STAINLESS_JAVA_PACKAGE_RE = /\bcom\.(?:openai|anthropic)\.errors\.$/
+
 /** `code: 1113`, `code=1302`, `[code 1302]` (a service's own 4-7 digit code; 3 digits are statuses). */
 const SERVICE_CODE_TEXT_RE = /(?<![\w-])(?:error_?)?code[ \t]{0,2}[:= ][ \t]{0,2}(\d{4,7})(?![\w.])/i
 
@@ -89,7 +91,8 @@ export function readExplicitCodes(s: string, d: Draft): void {
   }
   if (s.indexOf("xception") !== -1 || s.indexOf("An error occurred (") !== -1) {
     const aws = AWS_CODE_RE.exec(s.length > 16384 ? s.slice(0, 16384) : s)
-    if (aws !== null) {
+    // the Stainless Java SDKs' own classes (`com.openai.errors.InternalServerException: 500: …`) are no AWS code
+    if (aws !== null && !(aws[2] !== undefined && STAINLESS_JAVA_PACKAGE_RE.test(s.slice(Math.max(0, aws.index - 24), aws.index)))) {
       setCode(d, aws[1] ?? aws[2] ?? aws[3] ?? aws[4] ?? aws[5]!)
       d.explicitCode = true
     }

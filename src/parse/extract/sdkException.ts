@@ -7,19 +7,30 @@ import { KNOWN_CLASS_RE } from "../draft.js"
 /** `FooError`, `FooException`, also with underscores (`AI_APICallError`, Vercel's AI SDK). */
 const GENERIC_CLASS_RE = /\b([A-Z][A-Za-z0-9_]{1,60}(?:Error|Exception))\b/
 
-/** The module path written before a class name (`anthropic.` of `anthropic.RateLimitError`), or "". */
+/** The module path written before a class name (`anthropic.` of `anthropic.RateLimitError`, PHP's `OpenAI\Exceptions\`), or "". */
 export function modulePrefix(s: string, classEnd: number, name: string): string {
   let i = classEnd - name.length
   const end = i
   while (i > 0 && end - i < 80) {
     const c = s.charCodeAt(i - 1)
-    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45 || c === 47 || c === 64)) break
+    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45 || c === 47 || c === 64 || c === 92)) break
     i--
   }
   return s.slice(i, end)
 }
 
+/**
+ * google-api-core's exceptions carry no Error/Exception suffix (`google.api_core.exceptions.ResourceExhausted:
+ * 429 Quota exceeded …`, googleapis/python-api-core:google/api_core/exceptions.py, whose `__str__`
+ * is `f"{self.code} {self.message}"`).
+ */
+const API_CORE_CLASS_RE = /\bapi_core\.exceptions\.([A-Z][A-Za-z]{2,40})\b/
+
 export function findClass(s: string): { name: string; end: number; known: boolean } | null {
+  if (s.indexOf("api_core.exceptions.") !== -1) {
+    const g = API_CORE_CLASS_RE.exec(s)
+    if (g !== null) return { name: g[1], end: g.index + g[0].length, known: false }
+  }
   if (s.indexOf("Error") === -1 && s.indexOf("Exception") === -1 && s.indexOf("Timeout") === -1) return null
   const known = KNOWN_CLASS_RE.exec(s)
   if (known !== null) return { name: known[1], end: known.index + known[0].length, known: true }
