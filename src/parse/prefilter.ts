@@ -4,7 +4,7 @@
  */
 import { LineSignal, SERVICE_CODE_RE, SIGNAL_WORDS_RE } from "./lineSignals.js"
 import { isAlnum, isDigit } from "./draft.js"
-import { hasTaggedStatus, leftKeyword, lineStartColonStatus, lineStartStatus, rightReason } from "./extract/statusText.js"
+import { leftKeyword, lineStartColonStatus, lineStartStatus, rightReason, taggedStatusAt } from "./extract/statusText.js"
 
 /** The failure words in Chinese: their own test, since a non-ASCII class under /i is slow. */
 const SIGNAL_CJK_RE = /[错失异限超繁余实存拒额]|非法|认证|饱和|不可用|无可用|无效|欠费|过期|用尽|权限|未授权/
@@ -31,18 +31,17 @@ export function hasFailureSignal(text: string, signals?: number): boolean {
 /** A 4xx/5xx number where the parser would read a status. */
 function hasStatusSignal(text: string): boolean {
   STATUS_DIGITS_RE.lastIndex = 0
-  let standalone = false
   while (STATUS_DIGITS_RE.test(text)) {
     const i = STATUS_DIGITS_RE.lastIndex - 3
     if (!isStatusLikeNumber(text, i)) continue
     if (leftKeyword(text, i, true) || rightReason(text, i + 3) || lineStartStatus(text, i) || lineStartColonStatus(text, i) || afterHttpVersion(text, i) || afterClientVerb(text, i)) {
       return true
     }
-    standalone = true
+    // the parser's tagged forms (`got 429`, `status was 500`, `POST <url> 429`, `→ 503` …): its
+    // own regex, as a lookbehind at this number
+    if (i < 8192 && taggedStatusAt(text, i)) return true
   }
-  // the parser's tagged forms (`got 429`, `status was 500`, `POST <url> 429`, `→ 503` …): its own
-  // regex, once per record, only when a standalone number is there at all
-  return standalone && hasTaggedStatus(text)
+  return false
 }
 
 /**
