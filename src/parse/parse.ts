@@ -308,6 +308,21 @@ function failsAfterSuccessLine(d: Draft, text: string): boolean {
 const OTHER_API_HOST_RE =
   /\b(?:api\.github\.com|raw\.githubusercontent\.com|uploads\.github\.com|api\.telegram\.org|slack\.com\/api|hooks\.slack\.com|discord(?:app)?\.com\/api|graph\.facebook\.com|api\.twitter\.com|pypi\.org|registry\.npmjs\.org|registry-1\.docker\.io)\b/i
 
+/** httpx's INFO line as openai-python and others log every attempt: `HTTP Request: POST <url> "HTTP/1.1 200 OK"`. */
+const HTTPX_LINE_RE = /HTTP Request: [A-Z]{3,7} [^\s"]{1,500} "HTTP\/[\d.]{1,3} (\d{3})[^"\n]{0,60}"/g
+
+/** A multi-line record whose last httpx line is a success with no failure after it: retries that ended well. */
+function succeededAfterRetries(text: string): boolean {
+  if (text.indexOf("HTTP Request: ") === -1 || text.indexOf("\n") === -1) return false
+  const head = text.length > 16384 ? text.slice(0, 16384) : text
+  HTTPX_LINE_RE.lastIndex = 0
+  let last: RegExpExecArray | null = null
+  let m: RegExpExecArray | null
+  for (let n = 0; n < 64 && (m = HTTPX_LINE_RE.exec(head)) !== null; n++) last = m
+  if (last === null || Number(last[1]) >= 400) return false
+  return !FAILURE_LINE_RE.test(head.slice(last.index + last[0].length))
+}
+
 const HUB_DOWNLOAD_RE = /\bhuggingface\.co\/[^\s"'<>]{1,200}\/resolve\//
 
 /** Null when the draft is a failed call, else the Ignored result saying why not. */
@@ -320,11 +335,15 @@ function decide(d: Draft, text: string): ParseResult | null {
   ) {
     return IGNORED["not an API call"]
   }
+  // OpenAI's billing dashboard (`GET /dashboard/billing/credit_grants`, polled by chat UIs for a balance) is not an LLM call
+  if (text.indexOf("/dashboard/billing/") !== -1 && !d.sawLlmPath) return IGNORED["not an API call"]
   // a model file downloaded from the Hugging Face Hub (`huggingface.co/<repo>/resolve/main/config.json`) is not an inference call
   if (text.indexOf("/resolve/") !== -1 && HUB_DOWNLOAD_RE.test(text) && !d.sawLlmPath && !/api-inference\.|router\.huggingface/.test(text)) {
     return IGNORED["not an API call"]
   }
   const status = d.status ?? d.phraseStatus
+  // openai-python's retries logged by httpx, the last of them a success: the call went through
+  if (status !== null && status >= 400 && succeededAfterRetries(text)) return IGNORED["status < 400"]
   if (status !== null) {
     // a success, unless its body is an error of the API's own: Baidu Qianfan and MiniMax answer
     // some failures with HTTP 200 and a non-zero error code in the body

@@ -923,3 +923,38 @@ Error rendering prompt with jinja template: "Unknown test: mapping".`)
     expect(failure("requests.exceptions.HTTPError: 429 Client Error: Too Many Requests for url: https://api-inference.huggingface.co/models/acme/model-7b").f.status).toBe(429)
   })
 })
+
+describe("the sixth round of records (made-up lines of their shapes)", () => {
+  it("Spring's `I/O error on POST request for \"<url>\"` and plenary's `curl error exit_code=` are transport failures", () => {
+    expect(failure(`org.springframework.web.client.ResourceAccessException: I/O error on POST request for "https://api.example-llm.com/v1/chat/completions": Read timed out`).c.category).toBe("transport")
+    expect(failure(`Error: { message = "post https://api.example-llm.com/v1/messages - curl error exit_code=28 stderr={}" }`).c.category).toBe("transport")
+  })
+
+  it("FastAPI's detail object and an error's statusCode are the body and its status", () => {
+    const fast = failure(`{"detail": {"code": 429, "msg": "Rate limit exceeded for this key"}}`)
+    expect(fast.f.status).toBe(429)
+    expect(fast.c.category).toBe("rate_limit")
+    expect(failure(`chat failed: {"error":{"message":"Conversation not found","statusCode":404,"code":"conversation_not_found"}}`).f.status).toBe(404)
+  })
+
+  it("retries that ended in a success are no failed call; retries that ended in a failure are", () => {
+    const ok = `2025-09-05 15:26:55,667 - INFO - HTTP Request: POST https://api.example-llm.com/v1/chat/completions "HTTP/1.1 503 Service Unavailable"
+2025-09-05 15:26:55,668 - INFO - Retrying request to /chat/completions in 0.5 seconds
+2025-09-05 15:26:57,001 - INFO - HTTP Request: POST https://api.example-llm.com/v1/chat/completions "HTTP/1.1 200 OK"`
+    expect(parseRecord(ok)._tag).toBe("Ignored")
+    const bad = `2025-09-05 15:26:55,667 - INFO - HTTP Request: POST https://api.example-llm.com/v1/chat/completions "HTTP/1.1 200 OK"
+2025-09-05 15:26:57,001 - INFO - HTTP Request: POST https://api.example-llm.com/v1/chat/completions "HTTP/1.1 503 Service Unavailable"`
+    expect(failure(bad).f.status).toBe(503)
+  })
+
+  it("OpenAI's billing dashboard is not an LLM call", () => {
+    expect(parseRecord(`[ERROR] balance: API request failed with status code 403: {"error": {"message": "Your request to GET /dashboard/billing/subscription must be made with a session key"}}`)._tag).toBe("Ignored")
+  })
+
+  it("per-minute rate wording and `no permission to access`", () => {
+    const cf = failure("3021: rate limiting: inference request per min rate reached")
+    expect(cf.c.category).toBe("rate_limit")
+    expect(cf.c.rateLimitKind).toBe("RPM")
+    expect(failure(`{'error_code': 6, 'error_msg': 'No permission to access data'}`).c.category).toBe("permission")
+  })
+})

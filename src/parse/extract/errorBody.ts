@@ -134,7 +134,7 @@ export function readErrorMember(err: Record<string, unknown>, d: Draft, depth: n
   if (type !== null) setErrorType(d, type)
   if (d.limitDetail === null && Array.isArray(err["details"])) d.limitDetail = quotaIdOf(err["details"])
   const param = err["param"]
-  const status = toStatus(err["status"]) ?? httpStatusOf(err) ?? (isRecord(param) ? toStatus(param["statusCode"]) ?? httpStatusOf(param) : null)
+  const status = toStatus(err["status"]) ?? toStatus(err["statusCode"]) ?? httpStatusOf(err) ?? (isRecord(param) ? toStatus(param["statusCode"]) ?? httpStatusOf(param) : null)
   if (status !== null) setBodyStatus(d, status)
   else {
     grpcStatusOf(err["status"], d)

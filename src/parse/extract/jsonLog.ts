@@ -126,6 +126,9 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
   } else if (isRecord(o["base_resp"])) {
     // MiniMax's response, whose base_resp says it failed (often with HTTP 200)
     d.hasBody = readBody(o, d, depth) || d.hasBody
+  } else if (isRecord(o["detail"]) && o["error"] === undefined && d.message === null) {
+    // FastAPI's HTTPException body with an object as its detail: `{"detail": {"code": 401, "msg": "…"}}`
+    d.hasBody = readBody(o["detail"], d, depth + 1) || d.hasBody
   }
 
   if (d.timeObjects.length < 4) d.timeObjects.push(o)
