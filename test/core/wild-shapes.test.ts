@@ -958,3 +958,10 @@ describe("the sixth round of records (made-up lines of their shapes)", () => {
     expect(failure(`{'error_code': 6, 'error_msg': 'No permission to access data'}`).c.category).toBe("permission")
   })
 })
+
+describe("a quoted model name with spaces", () => {
+  it("is read to its closing quote; an unquoted one stops at the space", () => {
+    expect(failure(`HTTP/1.1 404 Not Found\n\n{"model": "My Fine Tune v2", "error": {"message": "The model does not exist", "code": "model_not_found"}}`).f.model).toBe("My Fine Tune v2")
+    expect(failure(`ERROR model=gpt-4o-mini status=429 msg="Rate limit reached"`).f.model).toBe("gpt-4o-mini")
+  })
+})

@@ -183,7 +183,13 @@ function readModel(s: string, d: Draft): void {
   if (s.indexOf("odel") !== -1 || s.indexOf("ODEL") !== -1) {
     const kv = MODEL_KV_RE.exec(s)
     if (kv !== null) {
-      const v = trimPunct(kv[2])
+      let v = trimPunct(kv[2])
+      // a quoted value goes on to its closing quote, spaces and all (`"model": "a model that does not exist"`)
+      const end = kv.index + kv[0].length
+      if (kv[1] !== "" && s.charCodeAt(end) === 32) {
+        const close = s.indexOf(kv[1], end)
+        if (close !== -1 && close - end <= 100 && s.lastIndexOf("\n", close) < end) v = kv[2] + s.slice(end, close)
+      }
       if (kv[1] !== "" || isModelLike(v)) setModel(d, v)
     }
     if (d.model === null) {
