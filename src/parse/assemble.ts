@@ -278,11 +278,11 @@ export class RecordAssembler {
     if (p.mode === Mode.Headers) return HEADER_LINE_RE.test(line)
     if (p.mode === Mode.Traceback) return EXCEPTION_LINE_RE.test(line) || line.startsWith("During handling") || line.startsWith(LOGURU_FRAME)
     if (c0 === 67 /* C */ && line.startsWith("Caused by:")) return true
-    // a log line at ERROR/WARN, then the exception a JVM or .NET logger prints under it (logback's
-    // and log4j2's pattern layouts, `%throwable`: `com.openai.errors.RateLimitException: 429: …`
+    // a log line at ERROR/WARN (Serilog's `ERR`/`WRN`), then the exception a JVM or .NET logger
+    // prints under it (logback's and log4j2's pattern layouts, Serilog's `{NewLine}{Exception}`, `%throwable`: `com.openai.errors.RateLimitException: 429: …`
     // unindented, its `\tat` frames indented), or zap's development stack (`main.(*Client).Complete`,
     // then its tab-indented file)
-    if (p.lineCount <= 2 && (p.first.indexOf("ERROR") !== -1 || p.first.indexOf("WARN") !== -1) && QUALIFIED_EXCEPTION_LINE_RE.test(line)) return true
+    if (p.lineCount <= 2 && (p.first.indexOf("ERR") !== -1 || p.first.indexOf("WARN") !== -1 || p.first.indexOf("WRN") !== -1) && QUALIFIED_EXCEPTION_LINE_RE.test(line)) return true
     if (p.first.indexOf("\tERROR\t") !== -1 && line.indexOf(".") !== -1 && GO_FUNC_LINE_RE.test(line)) return true
     if (c0 === 84 /* T */ && line.startsWith(TRACEBACK_TAIL)) return true
     return false

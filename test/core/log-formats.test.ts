@@ -413,3 +413,85 @@ describe("OpenTelemetry and Sentry", () => {
     })
   })
 })
+
+/** Records the assembler makes of `text`, as the tailer feeds it. */
+function records(text: string): string[] {
+  const a = new RecordAssembler()
+  const out: string[] = []
+  text.split("\n").forEach((l, i) => out.push(...a.push(l, i + 1, 0, 0).map((r) => r.text)))
+  out.push(...a.flush().map((r) => r.text))
+  return out
+}
+
+describe("more renderings", () => {
+  // a container runtime writes each line of a traceback as its own entry: the final exception line is
+  // read alone (the frames before it are no failure)
+  it("a traceback through Docker json-file and the CRI format: the exception line's entry is the failure", () => {
+    const lines = [...PY_TRACE, `openai.RateLimitError: ${OPENAI_429}`]
+    for (const text of [
+      lines.map((l) => json({ log: `${l}\n`, stream: "stderr", time: "2026-11-25T11:02:03.456789012Z" })).join("\n"),
+      lines.map((l) => `2026-11-25T11:02:03.456789012Z stderr F ${l}`).join("\n")
+    ]) {
+      const rs = records(text)
+      expect(rs).toHaveLength(lines.length)
+      expect(rs.slice(0, -1).map((r) => parseRecord(r)._tag)).toEqual(rs.slice(0, -1).map(() => "Ignored"))
+      read(rs[rs.length - 1], { status: 429, code: "rate_limit_exceeded", model: "gpt-4o", category: "rate_limit", kind: "TPM", provider: "openai" })
+    }
+  })
+
+  it("Python logging of repr(e)", () => {
+    read(`2026-11-25 11:02:03,456 ERROR app.llm: LLM call failed: RateLimitError("${OPENAI_429}")`, { status: 429, code: "rate_limit_exceeded", model: "gpt-4o", category: "rate_limit", kind: "TPM", provider: "openai" })
+  })
+
+  // @smithy/smithy-client's ServiceException (name, $fault, $metadata.httpStatusCode) through pino's err serializer
+  it("pino `err` of an AWS SDK v3 ThrottlingException", () => {
+    read(json({ level: 50, time: 1764068523456, err: { type: "ThrottlingException", message: "Too many tokens, please wait before trying again.", stack: "ThrottlingException: Too many tokens, please wait before trying again.\n    at de_ThrottlingExceptionRes (/app/node_modules/@aws-sdk/client-bedrock-runtime/dist-cjs/index.js:1450:21)", name: "ThrottlingException", $fault: "client", $metadata: { httpStatusCode: 429, requestId: "5b3c2e9a", attempts: 3, totalRetryDelay: 812 } }, modelId: "anthropic.claude-3-5-sonnet-20240620-v1:0", msg: "converse failed" }), {
+      status: 429, code: "ThrottlingException", model: "anthropic.claude-3-5-sonnet-20240620-v1:0", category: "rate_limit", provider: "bedrock"
+    })
+  })
+
+  // winston's json() without errors(): an Error's own enumerable properties only (no message, no stack)
+  it("winston json() of an openai-node APIError under `error`", () => {
+    read(json({ level: "error", message: "call failed", error: { status: 429, headers: {}, request_id: "req_8f2a", error: { message: TPM, type: "tokens", param: null, code: "rate_limit_exceeded" }, code: "rate_limit_exceeded", param: null, type: "tokens" }, timestamp: "2026-11-25T11:02:03.456Z" }), {
+      status: 429, code: "rate_limit_exceeded", message: TPM, model: "gpt-4o", category: "rate_limit", kind: "TPM"
+    })
+  })
+
+  // structlog's ConsoleRenderer prints values with repr()
+  it("structlog ConsoleRenderer key=value with repr'd error", () => {
+    read(`2026-11-25T11:02:03.456789Z [error    ] llm call failed                error="${ANTHROPIC_529}" model=claude-sonnet-4-20250514`, {
+      status: 529, message: "Overloaded", model: "claude-sonnet-4-20250514", category: ["overload", "unknown"], provider: "anthropic"
+    })
+  })
+
+  it("AWS Lambda's unhandled error and text log lines", () => {
+    read(json({ errorMessage: "An error occurred (ThrottlingException) when calling the Converse operation (reached max retries: 4): Too many requests, please wait before trying again.", errorType: "ThrottlingException", requestId: "8f5c", stackTrace: ['  File "/var/task/app.py", line 20, in handler\n'] }), {
+      code: "ThrottlingException", category: "rate_limit", provider: "bedrock"
+    })
+    read(`[ERROR]\t2026-11-25T11:02:03.456Z\t8f5c1e2d-3b4a-4c5d-8e9f-0a1b2c3d4e5f\tLLM call failed: ${OPENAI_429}`, { status: 429, model: "gpt-4o", category: "rate_limit", kind: "TPM", provider: "openai" })
+  })
+
+  it("a relay's Chinese balance message in a JSON log's body", () => {
+    read(json({ level: "error", time: "2026-11-25T11:02:03+08:00", msg: "上游返回错误", status_code: 402, body: '{"error":{"message":"余额不足，请充值","type":"insufficient_quota","code":"insufficient_quota"}}', model: "deepseek-chat" }), {
+      status: 402, code: "insufficient_quota", message: "余额不足，请充值", model: "deepseek-chat", category: "quota"
+    })
+  })
+
+  it("slog TextHandler of a Gemini call's deadline", () => {
+    read('time=2026-11-25T11:02:03.456Z level=ERROR msg="generate failed" model=gemini-2.0-flash err="Post \\"https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:generateContent\\": context deadline exceeded"', {
+      status: null, model: "gemini-2.0-flash", category: "transport", provider: "google"
+    })
+  })
+
+  // log4j2 PatternLayout `%d [%t] %-5level %logger{36} - %msg%n` (%throwable appended), Serilog's console template
+  it("log4j2 and Serilog text layouts: the exception under the line", () => {
+    read([
+      "2026-11-25 11:02:03.456 [http-nio-8080-exec-3] ERROR c.a.l.BedrockClient - Bedrock call failed",
+      "software.amazon.awssdk.services.bedrockruntime.model.ThrottlingException: Too many tokens, please wait before trying again. (Service: BedrockRuntime, Status Code: 429, Request ID: 5b3c2e9a)",
+      "\tat software.amazon.awssdk.core.internal.http.CombinedResponseHandler.handleErrorResponse(CombinedResponseHandler.java:125)"
+    ].join("\n"), { status: 429, code: "ThrottlingException", category: "rate_limit", provider: "bedrock", oneRecord: true })
+    read("[11:02:03 ERR] Chat completion failed for gpt-4o\nSystem.ClientModel.ClientResultException: HTTP 429 (tokens: rate_limit_exceeded)", {
+      status: 429, code: "rate_limit_exceeded", model: "gpt-4o", category: "rate_limit", oneRecord: true
+    })
+  })
+})

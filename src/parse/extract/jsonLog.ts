@@ -296,7 +296,10 @@ function isExceptionObject(e: Record<string, unknown>): boolean {
   const code = e["code"]
   return (
     typeof e["stack"] === "string" || typeof e["name"] === "string" || isRecord(e["cause"]) ||
-    e["syscall"] !== undefined || (typeof code === "string" && TRANSPORT_CODE_RE.test(code))
+    e["syscall"] !== undefined || (typeof code === "string" && TRANSPORT_CODE_RE.test(code)) ||
+    // a Stainless SDK's APIError logged as a plain object (winston's json() without errors(): its own
+    // properties `status`, `error`, `code`, `type`, no stack)
+    (isRecord(e["error"]) && typeof e["message"] !== "string" && toStatus(e["status"]) !== null)
   )
 }
 
