@@ -89,6 +89,13 @@ const HEADER_LINE_RE = /^(?:< )?[A-Za-z0-9][A-Za-z0-9-]{0,80}:(?:[ \t]|$)/
 const ENDS_WITH_STATUS_RE = /(?:^|[^\w.:/])[45]\d\d(?:[ \t]+\(?[A-Za-z][A-Za-z \t'-]{0,40}\)?)?[ \t]*$/
 const EXCEPTION_LINE_RE = /^[A-Za-z_][\w.]{0,200}(?:Error|Exception|Warning|Exit|Interrupt|Failure)\b|^[A-Za-z_][\w.]{0,200}:[ \t]/
 const TRACEBACK_TAIL = "Traceback (most recent call last):"
+/** loguru's marker of the frame that raised (`> File "/app/llm.py", line 41, in complete`). */
+const LOGURU_FRAME = '> File "'
+
+/** A fully qualified exception class leading the line (`java.net.SocketTimeoutException: …`, `System.ClientModel.ClientResultException: …`). */
+const QUALIFIED_EXCEPTION_LINE_RE = /^(?:[A-Za-z_][\w$]{0,80}\.){1,12}[A-Z][\w$]{0,80}(?:Exception|Error)(?::|$)/
+/** A Go function as zap's stacktrace names it (`main.(*Client).Complete`, `net/http.(*Client).Do`). */
+const GO_FUNC_LINE_RE = /^[A-Za-z_][\w./*()-]{0,300}$/
 const HTML_START_RE = /<(?:!doctype html|html|body)\b/i
 const HTML_END_RE = /<\/html>/i
 
@@ -146,7 +153,9 @@ export class RecordAssembler {
         this.append(p, line, endOffset)
         return this.checkLineBound()
       }
-      if (p.mode === Mode.BodyHtml) {
+      // inside a traceback: loguru's (backtrace/diagnose) separates its frames with blank lines;
+      // Microsoft.Extensions.Logging's simple console indents an exception's empty lines
+      if (p.mode === Mode.BodyHtml || p.mode === Mode.Traceback || (c0 === 32 && isMelConsoleRecord(p.first))) {
         this.append(p, line, endOffset)
         return this.checkLineBound()
       }
@@ -267,8 +276,14 @@ export class RecordAssembler {
       return false
     }
     if (p.mode === Mode.Headers) return HEADER_LINE_RE.test(line)
-    if (p.mode === Mode.Traceback) return EXCEPTION_LINE_RE.test(line) || line.startsWith("During handling")
+    if (p.mode === Mode.Traceback) return EXCEPTION_LINE_RE.test(line) || line.startsWith("During handling") || line.startsWith(LOGURU_FRAME)
     if (c0 === 67 /* C */ && line.startsWith("Caused by:")) return true
+    // a log line at ERROR/WARN (Serilog's `ERR`/`WRN`), then the exception a JVM or .NET logger
+    // prints under it (logback's and log4j2's pattern layouts, Serilog's `{NewLine}{Exception}`, `%throwable`: `com.openai.errors.RateLimitException: 429: …`
+    // unindented, its `\tat` frames indented), or zap's development stack (`main.(*Client).Complete`,
+    // then its tab-indented file)
+    if (p.lineCount <= 2 && (p.first.indexOf("ERR") !== -1 || p.first.indexOf("WARN") !== -1 || p.first.indexOf("WRN") !== -1) && QUALIFIED_EXCEPTION_LINE_RE.test(line)) return true
+    if (p.first.indexOf("\tERROR\t") !== -1 && line.indexOf(".") !== -1 && GO_FUNC_LINE_RE.test(line)) return true
     if (c0 === 84 /* T */ && line.startsWith(TRACEBACK_TAIL)) return true
     return false
   }
@@ -281,7 +296,7 @@ export class RecordAssembler {
     if (p.mode === Mode.BodyStart) {
       p.mode = c0 === 60 /* < */ && !isCurlVerboseLine(line) ? Mode.BodyHtml : p.curl ? Mode.CurlV : Mode.Plain
       if (c0 === 123 || c0 === 91) p.mode = p.curl ? Mode.CurlV : Mode.Plain
-    } else if (p.mode === Mode.Traceback && c0 !== 32 && c0 !== 9) {
+    } else if (p.mode === Mode.Traceback && c0 !== 32 && c0 !== 9 && !(c0 === 62 && line.startsWith(LOGURU_FRAME))) {
       p.mode = Mode.Plain
     } else if (p.mode === Mode.CurlV && c0 === 60 && line.startsWith("< HTTP/")) {
       p.curlResponded = true
@@ -426,4 +441,9 @@ function cut(text: string, max: number): string {
   const c = text.charCodeAt(end - 1)
   if (c >= 0xd800 && c <= 0xdbff) end--
   return text.slice(0, end)
+}
+
+/** A record of Microsoft.Extensions.Logging's simple console formatter (`fail: Acme.Llm.ChatService[0]`). */
+function isMelConsoleRecord(first: string): boolean {
+  return first.length > 6 && first.charCodeAt(4) === 58 && (first.startsWith("fail: ") || first.startsWith("crit: ") || first.startsWith("warn: "))
 }

@@ -29,6 +29,12 @@ export function readText(s: string, d: Draft, depth: number): void {
   }
 
   if (d.timeTexts.length < 4) d.timeTexts.push(s)
+  // a key-value log's quoted error (logrus `error="…"`, slog `err="…"`, strconv.Quote'd): the
+  // failure's own text, read before the log's `msg="…"` can be taken for its message
+  if (depth < MAX_DEPTH && (s.indexOf(' error="') !== -1 || s.indexOf(' err="') !== -1)) {
+    const v = quotedErrorValue(s)
+    if (v !== null) readText(v, d, depth + 1)
+  }
   const hadMessage = d.message !== null
   const outer = d.from
 
@@ -340,4 +346,31 @@ const NEW_LOG_LINE_RE = /^[ \t]{0,4}(?:\[?\d{2,4}[-/.:]\d\d|\[(?:ERROR|WARN|WARN
 function restOfLine(s: string, from: number): string {
   const nl = s.indexOf("\n", from)
   return s.slice(from, nl === -1 ? Math.min(s.length, from + 2000) : nl)
+}
+
+/** The unquoted value of the first ` error="…"` / ` err="…"` (Go's `\"`, `\\`, `\n` escapes), or null. */
+function quotedErrorValue(s: string): string | null {
+  let at = s.indexOf(' error="')
+  let from = at === -1 ? -1 : at + 8
+  const e2 = s.indexOf(' err="')
+  if (e2 !== -1 && (at === -1 || e2 < at)) {
+    at = e2
+    from = e2 + 6
+  }
+  if (from === -1) return null
+  let out = ""
+  let start = from
+  const end = Math.min(s.length, from + 8192)
+  for (let i = from; i < end; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 34) return out + s.slice(start, i)
+    if (c === 10) return null
+    if (c === 92 && i + 1 < end) {
+      const n = s[i + 1]
+      out += s.slice(start, i) + (n === "n" ? "\n" : n === "t" ? "\t" : n)
+      i++
+      start = i + 1
+    }
+  }
+  return null
 }

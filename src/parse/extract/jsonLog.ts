@@ -48,15 +48,40 @@ const BODY_PATHS: ReadonlyArray<ReadonlyArray<string>> = [
   ["data"]
 ]
 
-const TEXT_KEYS = ["msg", "message", "log", "event"] as const
+/**
+ * The log message: pino/winston/bunyan `msg`/`message`, Docker's `log`, structlog's `event`,
+ * Serilog's rendered `@m`, Microsoft.Extensions.Logging's JSON `Message`, GCP's `textPayload`.
+ */
+const TEXT_KEYS = ["msg", "message", "log", "event", "@m", "Message", "textPayload"] as const
 
 const STATUS_DIGITS_RE = /\b[45]\d\d\b/
 
 /** Where an application's request log or error wrapper says what its upstream answered. */
 const WRAPPER_TEXT_KEYS = ["msg", "message", "error", "log", "event"] as const
 
-/** Exception texts (structlog, Python logging JSON formatters): read before the log message. */
-const EXCEPTION_KEYS = ["exception", "exc_info", "exc_text", "stack_trace"] as const
+/**
+ * Exception texts, read before the log message: structlog's `exception`, python-json-logger's
+ * `exc_info`, logstash-logback-encoder's `stack_trace`, log4j2 ECS's `error.stack_trace`, Serilog's
+ * `@x`, Microsoft.Extensions.Logging's JSON `Exception`.
+ */
+const EXCEPTION_KEYS = ["exception", "exc_info", "exc_text", "stack_trace", "error.stack_trace", "@x", "Exception"] as const
+
+/**
+ * An exception's class and message in two keys, read as the `Class: message` line its runtime
+ * prints: OpenTelemetry's `exception.type` / `exception.message`, ECS's `error.type` / `error.message`
+ * (log4j2 JsonTemplateLayout), AWS Lambda's `errorType` / `errorMessage`.
+ */
+const EXCEPTION_PAIRS: ReadonlyArray<readonly [string, string]> = [
+  ["exception.type", "exception.message"],
+  ["error.type", "error.message"],
+  ["errorType", "errorMessage"]
+]
+
+/**
+ * Objects that hold the log record itself in a framework's envelope: loguru's serialized `record`,
+ * Rust tracing's JSON `fields`, GCP's exported `jsonPayload`, OpenTelemetry's `attributes`.
+ */
+const ENVELOPE_KEYS = ["record", "fields", "jsonPayload", "attributes"] as const
 
 const SERVICE_KEYS = ["service", "app", "service_name", "serviceName", "application", "name"] as const
 
@@ -73,6 +98,12 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
       setClass(d, name)
       d.explicitCode = true
     }
+  }
+  // a framework's envelope holds the record (and its exception) before the envelope's own fields
+  // (an OpenTelemetry log record's `body` is only its message)
+  for (const k of ENVELOPE_KEYS) {
+    const v = o[k]
+    if (isRecord(v)) readLogObject(v, d, depth + 1)
   }
   // An application's own request log (`method`, `url`, `status_code` of the answer it gave its
   // client) whose message reports the failed upstream call's status (`… status code: 429, message:
@@ -111,8 +142,21 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
   else if (typeof err === "string") readText(err, d, depth + 1)
   for (const k of EXCEPTION_KEYS) {
     const v = o[k]
-    if (typeof v === "string" && v !== "") readText(lastExceptionLine(v), d, depth + 1)
+    if (typeof v === "string") {
+      if (v !== "") readText(lastExceptionLine(v), d, depth + 1)
+    } else if (v !== undefined && v !== null && typeof v === "object") {
+      readExceptionValue(v, d, depth + 1)
+    }
   }
+  for (const [tk, mk] of EXCEPTION_PAIRS) {
+    const m = o[mk]
+    if (typeof m !== "string" || m === "") continue
+    const t = str(o[tk])
+    readText(t !== null && EXCEPTION_TYPE_RE.test(t) ? `${t}: ${m}` : m, d, depth + 1)
+  }
+  const thrown = o["thrown"]
+  // log4j2 JsonLayout's `thrown`: {name, message, localizedMessage, extendedStackTrace}
+  if (isRecord(thrown)) readExceptionValue(thrown, d, depth + 1)
 
   // The object itself may be an error body: the service's `{code, message, data}`.
   if (
@@ -139,6 +183,17 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
   for (const k of TEXT_KEYS) {
     const v = o[k]
     if (typeof v === "string" && v !== "") readMessageText(v, d, depth + 1)
+  }
+  // an OpenTelemetry span's exception event: `events: [{name: "exception", attributes: {…}}]`
+  const events = o["events"]
+  if (Array.isArray(events) && d.status === null) {
+    for (let i = 0; i < events.length && i < 16; i++) {
+      const ev = events[i]
+      if (isRecord(ev) && ev["name"] === "exception" && isRecord(ev["attributes"])) {
+        readLogObject(ev["attributes"], d, depth + 1)
+        break
+      }
+    }
   }
   // an error kept under a key of the application's own (`system_error`, `$error`, `cause`,
   // `lastError`): read when nothing above said what failed
@@ -169,6 +224,30 @@ const OWN_ERROR_KEY_RE = /error|exception|cause|fail|trace/i
 function readMessageText(v: string, d: Draft, depth: number): void {
   if (d.status !== null && d.hasBody && d.message !== null) readHints(v, d)
   else readText(v, d, depth)
+}
+
+/** A class name as an exception type key holds it (`openai.RateLimitError`, `com.acme.FooException`). */
+const EXCEPTION_TYPE_RE = /^[A-Za-z_][\w.$]{0,200}$/
+
+/**
+ * A structured exception: loguru's `{type, value}`, Sentry's `{values: [{type, value, module}]}`
+ * (the last is the one raised), structlog's dict_tracebacks `[{exc_type, exc_value}]` (the first
+ * is the one raised), log4j2's `{name, message}`. Read as its `Class: message` line.
+ */
+function readExceptionValue(v: object, d: Draft, depth: number): void {
+  let e: unknown = v
+  if (Array.isArray(v)) e = v[0]
+  else if (isRecord(v) && Array.isArray(v["values"])) e = v["values"][v["values"].length - 1]
+  if (!isRecord(e)) return
+  const t = str(e["exc_type"]) ?? str(e["type"]) ?? str(e["name"])
+  const m = str(e["exc_value"]) ?? str(e["value"]) ?? str(e["message"])
+  const module = str(e["module"])
+  if (module !== null && module.length <= 200 && d.providerHints.length < 8) d.providerHints.push(module)
+  if (m === null || m === "") {
+    if (t !== null && EXCEPTION_TYPE_RE.test(t)) setClass(d, t)
+    return
+  }
+  readText(t !== null && EXCEPTION_TYPE_RE.test(t) ? `${t}: ${m}` : m, d, depth)
 }
 
 /** The final line of a Python traceback (`openai.APITimeoutError: Request timed out.`), or the text. */
@@ -203,6 +282,9 @@ function readErrorObject(e: Record<string, unknown>, d: Draft, depth: number): v
   setRequestId(d, e["request_id"] ?? e["requestID"] ?? e["requestId"])
   const message = e["message"]
   if (typeof message === "string" && message !== "") readMessageText(message, d, depth + 1)
+  // the stack's frames name the SDK (`/node_modules/openai/core/error.js`), as in a multi-line record
+  const stack = e["stack"]
+  if (typeof stack === "string" && stack.indexOf("\n") !== -1 && d.providerHints.length < 8) d.providerHints.push(stack.length > 2048 ? stack.slice(0, 2048) : stack)
   const cause = e["cause"]
   if (isRecord(cause)) readErrorObject(cause, d, depth + 1)
   else if (typeof cause === "string") readText(cause, d, depth + 1)
@@ -214,7 +296,10 @@ function isExceptionObject(e: Record<string, unknown>): boolean {
   const code = e["code"]
   return (
     typeof e["stack"] === "string" || typeof e["name"] === "string" || isRecord(e["cause"]) ||
-    e["syscall"] !== undefined || (typeof code === "string" && TRANSPORT_CODE_RE.test(code))
+    e["syscall"] !== undefined || (typeof code === "string" && TRANSPORT_CODE_RE.test(code)) ||
+    // a Stainless SDK's APIError logged as a plain object (winston's json() without errors(): its own
+    // properties `status`, `error`, `code`, `type`, no stack)
+    (isRecord(e["error"]) && typeof e["message"] !== "string" && toStatus(e["status"]) !== null)
   )
 }
 
