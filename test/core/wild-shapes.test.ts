@@ -965,3 +965,16 @@ describe("a quoted model name with spaces", () => {
     expect(failure(`ERROR model=gpt-4o-mini status=429 msg="Rate limit reached"`).f.model).toBe("gpt-4o-mini")
   })
 })
+
+describe("the seventh round of records (made-up lines of their shapes)", () => {
+  it("Dify's PluginInvokeError: the upstream's error text in args.description, the wrapper's message cut", () => {
+    const { f, c } = failure(`[openai_api_compatible] Error: PluginInvokeError: {"args":{"description":"[models] Error: API request failed with status code 429: {\\"error_msg\\":\\"Too many requests, limit 60 per minute\\",\\"error_code\\":\\"GW.429\\"}\\n"},"error_type":"InvokeError","message":"[models] Error: API request failed with status cod`)
+    expect(f.status).toBe(429)
+    expect(f.code).toBe("GW.429")
+    expect(c.category).toBe("rate_limit")
+  })
+
+  it("a router's `[provider/model] [503]:` names the model", () => {
+    expect(failure("Reason: gateway error: [acme/llama-4-maverick] [503]: upstream queue full").f.model).toBe("acme/llama-4-maverick")
+  })
+})

@@ -83,6 +83,14 @@ export function readBody(o: Record<string, unknown>, d: Draft, depth: number): b
     d.from = "error-body"
     recognized = d.code !== null || d.errorType !== null
   }
+  // Dify's PluginInvokeError: the upstream's error text in `args.description`, the wrapper's own
+  // `message` a cut copy of it (`{"args": {"description": "[models] Error: API request failed with
+  // status code 429: {…}"}, "error_type": "InvokeError", "message": "…"}`)
+  const args = o["args"]
+  if (!recognized && isRecord(args) && typeof args["description"] === "string" && args["description"].length <= 65536) {
+    readBodyValue(args["description"], d, depth + 1, true)
+    d.from = "error-body"
+  }
   let message: string | null = null
   for (const k of MESSAGE_KEYS) {
     const v = o[k]
