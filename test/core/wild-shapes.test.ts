@@ -974,7 +974,8 @@ describe("the seventh round of records (made-up lines of their shapes)", () => {
     expect(c.category).toBe("rate_limit")
   })
 
-  it("a router's `[provider/model] [503]:` names the model", () => {
-    expect(failure("Reason: gateway error: [acme/llama-4-maverick] [503]: upstream queue full").f.model).toBe("acme/llama-4-maverick")
+  it("a router's `[provider/model] [503]:` names the model after the provider", () => {
+    expect(failure("Reason: gateway error: [acme/llama-4-maverick] [503]: upstream queue full").f.model).toBe("llama-4-maverick")
+    expect(failure("Reason: gateway error: [nim/meta/llama-4-scout] [429]: slow down").f.model).toBe("meta/llama-4-scout")
   })
 })

@@ -93,8 +93,8 @@ const BAR_AFTER_RE = /^[ \t]{1,8}\|/
 /** Patterns whose capture is the model by the API's design (`/wenxinworkshop/chat/completions_pro`). */
 const SLOT_RES: ReadonlySet<RegExp> = new Set([MODEL_QIANFAN_PATH_RE])
 
-/** A router's `[provider/model] [503]: …` (OmniRoute, 9router): the model in brackets before the bracketed status. */
-const MODEL_ROUTER_BRACKET_RE = /\[([A-Za-z0-9][\w.:@+-]{0,60}(?:\/[\w.:@+-]{1,80}){1,3})\] \[[45]\d\d\]/
+/** A router's `[provider/model] [503]: …` (OmniRoute, 9router): the model after the provider, in brackets before the bracketed status. */
+const MODEL_ROUTER_BRACKET_RE = /\[[A-Za-z0-9][\w.:@+-]{0,60}\/([\w.:@+-]{1,80}(?:\/[\w.:@+-]{1,80}){0,2})\] \[[45]\d\d\]/
 
 const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["reached for", MODEL_REACHED_RE],
