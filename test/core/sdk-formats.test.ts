@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { classify } from "../../src/classify/classify.js"
 import { parseRecord } from "../../src/parse/parse.js"
-import { hasFailureSignal } from "../../src/parse/prefilter.js"
+import { readRecord } from "../support/readRecord.js"
 
 /**
  * Issue 14: every official and popular SDK's own error text, as its SOURCE renders it (`str(e)`,
@@ -11,39 +10,7 @@ import { hasFailureSignal } from "../../src/parse/prefilter.js"
  * parser in the daemon) unless the case says otherwise (proposals for the pre-filter's owner).
  */
 
-interface Want {
-  readonly status?: number | null
-  readonly code?: number | string | null
-  readonly errorType?: string | null
-  /** The message, exactly (a string) or containing (a RegExp). */
-  readonly message?: string | RegExp
-  readonly model?: string | null
-  /** The category, or the categories a careful on-call engineer would accept (the first is preferred). */
-  readonly category?: string | ReadonlyArray<string>
-  readonly kind?: string | null
-  readonly provider?: string | null
-  /** The pre-filter drops this line (reported to the pre-filter's owner): parse it as if it had passed. */
-  readonly prefilterDrops?: true
-}
-
-function read(text: string, want: Want): void {
-  if (want.prefilterDrops === true) expect(hasFailureSignal(text), "the pre-filter now passes it: drop prefilterDrops").toBe(false)
-  else expect(hasFailureSignal(text), "the pre-filter drops it").toBe(true)
-  const r = parseRecord(text, want.prefilterDrops === true ? { prefiltered: true } : undefined)
-  if (r._tag !== "Failure") throw new Error(`ignored: ${r.reason}`)
-  const f = r.failure
-  const c = classify(f)
-  if (want.status !== undefined) expect(f.status, "status").toBe(want.status)
-  if (want.code !== undefined) expect(f.code, "code").toBe(want.code)
-  if (want.errorType !== undefined) expect(f.errorType, "errorType").toBe(want.errorType)
-  if (typeof want.message === "string") expect(f.message, "message").toBe(want.message)
-  else if (want.message !== undefined) expect(f.message ?? "", "message").toMatch(want.message)
-  if (want.model !== undefined) expect(f.model, "model").toBe(want.model)
-  if (typeof want.category === "string") expect(c.category, "category").toBe(want.category)
-  else if (want.category !== undefined) expect(want.category, "category").toContain(c.category)
-  if (want.kind !== undefined) expect(c.rateLimitKind, "rateLimitKind").toBe(want.kind)
-  if (want.provider !== undefined) expect(c.provider, "provider").toBe(want.provider)
-}
+const read = readRecord
 
 const OPENAI_TPM =
   "Rate limit reached for gpt-4o in organization org-AbCdEf123 on tokens per min (TPM): Limit 30000, Used 29874, Requested 1712. Please try again in 3.172s. Visit https://platform.openai.com/account/rate-limits to learn more."
