@@ -64,7 +64,6 @@ interface Remembered {
   readonly providerWeak: boolean
   readonly transport: boolean
   readonly limitDetail: string | null
-  readonly otherLines: string | null
   readonly verdict: Verdict
 }
 
@@ -79,6 +78,9 @@ export function verdictOf(f: ParsedFailure): Verdict {
     recentVerdicts.clear()
     verdictsOfRules = rulesVersion()
   }
+  // a multi-line record's other lines differ from record to record (times, ids): its verdict is
+  // decided each time, not remembered (up to 1 KiB of lines an entry would fill the memory, not help)
+  if (f.otherLines !== undefined && f.otherLines !== null) return decide(f)
   const message = f.message ?? ""
   const transport = f.transportError !== null
   let list = recentVerdicts.get(message)
@@ -87,7 +89,7 @@ export function verdictOf(f: ParsedFailure): Verdict {
       if (
         r.status === f.status && r.code === f.code && r.errorType === f.errorType && r.errorClass === f.errorClass &&
         r.provider === f.provider && r.providerWeak === (f.providerWeak === true) && r.phraseStatus === f.phraseStatus && r.transport === transport &&
-        r.limitDetail === (f.limitDetail ?? null) && r.otherLines === (f.otherLines ?? null)
+        r.limitDetail === (f.limitDetail ?? null)
       ) {
         return r.verdict
       }
@@ -100,7 +102,7 @@ export function verdictOf(f: ParsedFailure): Verdict {
     recentVerdicts.set(message, (list = []))
   }
   if (list.length < PER_MESSAGE) {
-    list.push({ status: f.status, phraseStatus: f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, provider: f.provider, providerWeak: f.providerWeak === true, transport, limitDetail: f.limitDetail ?? null, otherLines: f.otherLines ?? null, verdict })
+    list.push({ status: f.status, phraseStatus: f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, provider: f.provider, providerWeak: f.providerWeak === true, transport, limitDetail: f.limitDetail ?? null, verdict })
   }
   return verdict
 }
