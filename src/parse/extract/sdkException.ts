@@ -65,13 +65,17 @@ export function findGrpcStatus(s: string): string | null {
     }
     // the CamelCase name as tonic and grpc-go's status print it before the message
     const c = CAMEL_GRPC_RE.exec(head)
-    return c === null ? null : c[1].replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase()
+    return c === null ? null : grpcStatusName(c[1])
   }
   const m = GRPC_STATUS_RE.exec(s)
   if (m === null) return null
-  const name = m[1].indexOf("_") !== -1 || m[1] === m[1].toUpperCase() ? m[1] : m[1].replace(/([a-z])([A-Z])/g, "$1_$2")
-  const upper = name.toUpperCase()
+  const upper = grpcStatusName(m[1])
   return GRPC_STATUSES.has(upper) ? upper : null
+}
+
+/** A gRPC status name as the envelope writes it: `ResourceExhausted` -> `RESOURCE_EXHAUSTED` (`UNAVAILABLE`, `resource_exhausted` upper-cased as they are). */
+function grpcStatusName(name: string): string {
+  return (name.indexOf("_") !== -1 || name === name.toUpperCase() ? name : name.replace(/([a-z])([A-Z])/g, "$1_$2")).toUpperCase()
 }
 
 const GRPC_STATUSES: ReadonlySet<string> = new Set([
