@@ -6,6 +6,7 @@
  */
 import type { Category } from "../classify/Event.js"
 import { loadFamilies } from "./load.js"
+import { LiteralGate } from "./literalGate.js"
 import type { CatalogEntry, EntryMatch, ProviderFamily } from "./types.js"
 
 export type { CatalogEntry, ProviderFamily } from "./types.js"
@@ -195,25 +196,31 @@ const HOSTS_RE: RegExp | null =
 type Markers = ReadonlyArray<readonly [RegExp, string]>
 
 /**
- * Markers behind two combined patterns (case-sensitive ones, case-insensitive ones): one scan of
- * the text finds whether any marker is there; only then is the marker that matched looked for.
+ * Markers looked for together: the literal each must contain is found in one pass over the text
+ * (`LiteralGate`), and only the markers whose literal is there are run. The first marker in the
+ * text wins (case-sensitive ones before case-insensitive ones at the same place, then in the
+ * catalogue's order): what one alternation of them all, tried left to right, used to answer.
  */
 class MarkerSet {
-  private readonly cs: RegExp | null
-  private readonly ci: RegExp | null
+  private readonly gate: LiteralGate
+  private readonly insensitive: ReadonlyArray<boolean>
   constructor(private readonly markers: Markers) {
-    this.cs = MarkerSet.combined(markers, false)
-    this.ci = MarkerSet.combined(markers, true)
-  }
-  private static combined(markers: Markers, insensitive: boolean): RegExp | null {
-    const sources = markers.filter(([re]) => re.flags.includes("i") === insensitive).map(([re]) => `(?:${re.source})`)
-    return sources.length === 0 ? null : new RegExp(sources.join("|"), insensitive ? "i" : "")
+    this.gate = new LiteralGate(markers.map(([re]) => re))
+    this.insensitive = markers.map(([re]) => re.flags.includes("i"))
   }
   /** The family of the first marker in the text, and the text it matched. */
   find(t: string): { readonly provider: string; readonly text: string } | null {
-    const cs = this.cs?.exec(t) ?? null
-    const ci = this.ci?.exec(t) ?? null
-    const hit = cs === null ? ci : ci === null || cs.index <= ci.index ? cs : ci
+    let hit: RegExpExecArray | null = null
+    let hitInsensitive = true
+    for (const k of this.gate.candidates(t)) {
+      const m = this.markers[k]![0].exec(t)
+      if (m === null) continue
+      const ci = this.insensitive[k]!
+      if (hit === null || m.index < hit.index || (m.index === hit.index && hitInsensitive && !ci)) {
+        hit = m
+        hitInsensitive = ci
+      }
+    }
     if (hit === null) return null
     for (const [re, id] of this.markers) {
       const m = re.exec(hit[0])

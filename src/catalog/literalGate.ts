@@ -1,0 +1,221 @@
+/**
+ * Which of many patterns can match a text, found in one pass over it: each pattern's longest
+ * literal that every match must contain (`\bBedrockException\b` -> `BedrockException`), keyed by
+ * its first four characters in a table; a pattern is run only where its key occurs in the text.
+ *
+ * Why: the catalogue's ~240 provider markers used to be one alternation, which V8 tries
+ * alternative by alternative at every position of the text (~60 ns a character: a quarter of
+ * parsing a multi-line record). The table's pass costs a few ns a character, and the markers it
+ * lets through are a handful. A pattern without such a literal (3+ characters outside groups,
+ * classes and optional parts) is always run.
+ */
+
+/** The shortest literal worth a table entry. */
+const MIN_LITERAL = 4
+
+/** The literal runs every match of `source` must contain, one per top-level alternative; null when an alternative has none of 4+ characters. */
+export function requiredLiterals(source: string): string[] | null {
+  const branches = splitTopLevel(source)
+  const out: string[] = []
+  for (const b of branches) {
+    const lit = longestRequiredRun(b)
+    if (lit === null || lit.length < MIN_LITERAL) return null
+    out.push(lit)
+  }
+  return out
+}
+
+/** `source` split at its top-level `|` (not inside groups or classes). */
+function splitTopLevel(source: string): string[] {
+  const parts: string[] = []
+  let depth = 0
+  let start = 0
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]
+    if (c === "\\") i++
+    else if (c === "[") i = classEnd(source, i)
+    else if (c === "(") depth++
+    else if (c === ")") depth--
+    else if (c === "|" && depth === 0) {
+      parts.push(source.slice(start, i))
+      start = i + 1
+    }
+  }
+  parts.push(source.slice(start))
+  return parts
+}
+
+/** The index of the `]` closing the class opened at `i`. */
+function classEnd(s: string, i: number): number {
+  let j = i + 1
+  if (s[j] === "^") j++
+  if (s[j] === "]") j++
+  for (; j < s.length; j++) {
+    if (s[j] === "\\") j++
+    else if (s[j] === "]") return j
+  }
+  return s.length
+}
+
+/** The index of the `)` closing the group opened at `i`. */
+function groupEnd(s: string, i: number): number {
+  let depth = 0
+  for (let j = i; j < s.length; j++) {
+    const c = s[j]
+    if (c === "\\") j++
+    else if (c === "[") j = classEnd(s, j)
+    else if (c === "(") depth++
+    else if (c === ")" && --depth === 0) return j
+  }
+  return s.length
+}
+
+const ESCAPED_LITERAL = /^[\\/.\-()[\]{}|?*+^$:'"@#%&!,;<=>_~` ]$/
+const ZERO_WIDTH_ESCAPES = new Set(["b", "B"])
+
+/** The longest run of literal characters in a branch with no top-level `|`, each required. */
+function longestRequiredRun(b: string): string | null {
+  let best = ""
+  let run = ""
+  const end = (): void => {
+    if (run.length > best.length) best = run
+    run = ""
+  }
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i]!
+    let lit: string | null = null
+    if (c === "\\") {
+      const e = b[i + 1] ?? ""
+      i++
+      if (ZERO_WIDTH_ESCAPES.has(e)) continue
+      if (ESCAPED_LITERAL.test(e)) lit = e
+      else {
+        // a class escape, a code point, a back reference: not a literal we know
+        if (e === "u") i += b[i + 1] === "{" ? b.indexOf("}", i) - i : 4
+        else if (e === "x") i += 2
+        else if (e === "c") i += 1
+        else if (e === "k") i = Math.max(i, b.indexOf(">", i))
+        else if (e === "p" || e === "P") i = Math.max(i, b.indexOf("}", i))
+        end()
+        continue
+      }
+    } else if (c === "[") {
+      i = classEnd(b, i)
+      end()
+    } else if (c === "(") {
+      i = groupEnd(b, i)
+      end()
+    } else if (c === "." || c === "^" || c === "$") {
+      end()
+      continue
+    } else if (c === "?" || c === "*" || c === "+" || c === "{" || c === "}" || c === "]" || c === ")") {
+      // a quantifier after a group or class (already ended), or a stray bracket: no literal
+      if (c === "{") i = Math.max(i, b.indexOf("}", i))
+      end()
+      continue
+    } else lit = c
+    if (lit === null) {
+      // a group or class: a quantifier after it needs nothing more
+      continue
+    }
+    // a quantifier after this character: `?`, `*`, `{0,…}` make it optional, others repeat it
+    const q = b[i + 1]
+    if (q === "?" || q === "*" || (q === "{" && b[i + 2] === "0")) {
+      end()
+      continue
+    }
+    if (q === "+" || q === "{") {
+      run += lit
+      end()
+      continue
+    }
+    run += lit
+  }
+  end()
+  return best === "" ? null : best
+}
+
+/**
+ * Four characters folded to 5 bits each (`c & 31`: an ASCII letter's two cases fold together),
+ * then hashed to 16 bits: few ordinary words share a marker's first four letters.
+ */
+const TABLE_BITS = 16
+const gramIndex = (g: number): number => Math.imul(g, 0x9e3779b1) >>> (32 - TABLE_BITS)
+const gramAt = (s: string, i: number): number =>
+  ((s.charCodeAt(i) & 31) << 15) | ((s.charCodeAt(i + 1) & 31) << 10) | ((s.charCodeAt(i + 2) & 31) << 5) | (s.charCodeAt(i + 3) & 31)
+
+interface Keyed {
+  readonly pattern: number
+  readonly literal: string
+  /** The pattern is case-insensitive: the literal is lower case and compared so. */
+  readonly insensitive: boolean
+}
+
+export class LiteralGate {
+  /** gram -> the literals that start with it */
+  private readonly byGram = new Map<number, Keyed[]>()
+  private readonly hasGram = new Uint8Array(1 << TABLE_BITS)
+  /** Patterns without a literal: always candidates. */
+  private readonly always: number[] = []
+  private readonly seen: Uint8Array
+
+  constructor(patterns: ReadonlyArray<RegExp>) {
+    this.seen = new Uint8Array(patterns.length)
+    patterns.forEach((re, k) => {
+      const lits = requiredLiterals(re.source)
+      if (lits === null) {
+        this.always.push(k)
+        return
+      }
+      const insensitive = re.flags.includes("i")
+      for (const lit of lits) {
+        const g = gramIndex(gramAt(lit, 0))
+        this.hasGram[g] = 1
+        const keyed = { pattern: k, literal: insensitive ? lit.toLowerCase() : lit, insensitive }
+        const list = this.byGram.get(g)
+        if (list === undefined) this.byGram.set(g, [keyed])
+        else list.push(keyed)
+      }
+    })
+  }
+
+  /** The patterns that may match `t` (their literal is in it), in ascending order; each is still to be run. */
+  candidates(t: string): number[] {
+    const out = this.always.slice()
+    const seen = this.seen
+    const table = this.hasGram
+    const n = t.length - 3
+    if (n > 0) {
+      let g = ((t.charCodeAt(0) & 31) << 10) | ((t.charCodeAt(1) & 31) << 5) | (t.charCodeAt(2) & 31)
+      for (let i = 0; i < n; i++) {
+        g = ((g << 5) | (t.charCodeAt(i + 3) & 31)) & 0xfffff
+        if (table[gramIndex(g)] === 0) continue
+        for (const e of this.byGram.get(gramIndex(g))!) {
+          if (seen[e.pattern] === 0 && literalAt(t, i, e)) {
+            seen[e.pattern] = 1
+            out.push(e.pattern)
+          }
+        }
+      }
+    }
+    for (const k of out) seen[k] = 0
+    return out.length > 1 ? out.sort((a, b) => a - b) : out
+  }
+}
+
+/** The literal is at `i` (in any case, for a case-insensitive pattern). */
+function literalAt(t: string, i: number, e: Keyed): boolean {
+  if (!e.insensitive) return t.startsWith(e.literal, i)
+  const lit = e.literal
+  if (i + lit.length > t.length) return false
+  for (let j = 0; j < lit.length; j++) {
+    const a = t.charCodeAt(i + j)
+    const b = lit.charCodeAt(j)
+    if (a === b) continue
+    // an ASCII capital against the literal's lower case; anything else: the slow, exact answer
+    if (a >= 65 && a <= 90 && a + 32 === b) continue
+    if (a < 128 && b < 128) return false
+    return t.slice(i, i + lit.length).toLowerCase() === lit
+  }
+  return true
+}
