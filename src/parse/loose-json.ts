@@ -5,6 +5,9 @@
  * bodies cut off mid-way (what was read so far is returned). Never throws; linear in the input.
  */
 
+/** Keys whose value is an identifier (a code, a type): kept only whole. */
+const IDENTIFIER_KEY_RE = /(?:^|_)(?:code|type)$|Code$|Type$/
+
 export interface LooseResult {
   readonly value: unknown
   /** Index just after the parsed value. */
@@ -143,6 +146,9 @@ class Parser {
       this.ws()
       const v = this.value(depth + 1)
       if (v === NOTHING) return out
+      // a string the text cut off is kept (a message's beginning says something), except where it
+      // would be an identifier: `'code': 'Al` (a quoted excerpt that ends there) is no code
+      if (this.broken && typeof v === "string" && IDENTIFIER_KEY_RE.test(key)) return out
       if (key !== "__proto__") out[key] = v
       if (this.broken) return out
       this.ws()

@@ -155,7 +155,9 @@ const LLM_CONTEXT_RE = new RegExp(
 )
 
 const LLM_WORDS_RE = new RegExp(
-  "openai|anthropic|litellm|\\bllm|\\bgpt|claude|gemini|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|completions|embeddings|\\bmodels?\\b|模型|" + LLM_UI_SRC,
+  "openai|anthropic|litellm|\\bllm|\\bgpt|claude|gemini|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|completions|embeddings|\\bmodels?\\b|模型|" +
+    // the Chinese models' product names (`讯飞星火api连接异常`)
+    "星火|文心|通义|千问|智谱|豆包|混元|讯飞|" + LLM_UI_SRC,
   "i"
 )
 
@@ -165,7 +167,7 @@ const LLM_CALL_ERROR_RE =
 const SUCCESS_RE = /\b(?:success(?:fully)?|succeeded|completed|resolved|recovered)\b/i
 
 /** An exception class leading a line, then its message: `XyzError: …`, `com.acme.FooException: …`. */
-const EXCEPTION_CLASS_LINE_RE = /(?:^|\n)[ \t]{0,8}(?:[A-Za-z_][\w]{0,60}\.){0,8}[A-Z]\w{0,60}(?:Error|Exception)(?:\[[^\]\n]{0,40}\])?:[ \t]/
+const EXCEPTION_CLASS_LINE_RE = /(?:^|\n)[ \t]{0,8}(?:Exception in thread "[^"\n]{0,80}" |Caused by: )?(?:[A-Za-z_][\w]{0,60}\.){0,8}[A-Z]\w{0,60}(?:Error|Exception)(?:\[[^\]\n]{0,40}\])?:[ \t]/
 
 function conclude(d: Draft, text: string): ParseResult {
   resolveStatus(d, text)
@@ -306,7 +308,7 @@ function failsAfterSuccessLine(d: Draft, text: string): boolean {
  * of the LLM API.
  */
 const OTHER_API_HOST_RE =
-  /\b(?:api\.github\.com|raw\.githubusercontent\.com|uploads\.github\.com|api\.telegram\.org|slack\.com\/api|hooks\.slack\.com|discord(?:app)?\.com\/api|graph\.facebook\.com|api\.twitter\.com|pypi\.org|registry\.npmjs\.org|registry-1\.docker\.io)\b/i
+  /\b(?:api\.github\.com|raw\.githubusercontent\.com|uploads\.github\.com|api\.telegram\.org|slack\.com\/api|hooks\.slack\.com|discord(?:app)?\.com\/api|graph\.facebook\.com|api\.twitter\.com|pypi\.org|registry\.npmjs\.org|registry-1\.docker\.io|(?:docs\.)?upstash\.(?:com|io))\b/i
 
 /** httpx's INFO line as openai-python and others log every attempt: `HTTP Request: POST <url> "HTTP/1.1 200 OK"`. */
 const HTTPX_LINE_RE = /HTTP Request: [A-Z]{3,7} [^\s"]{1,500} "HTTP\/[\d.]{1,3} (\d{3})[^"\n]{0,60}"/g

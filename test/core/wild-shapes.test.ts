@@ -979,3 +979,42 @@ describe("the seventh round of records (made-up lines of their shapes)", () => {
     expect(failure("Reason: gateway error: [nim/meta/llama-4-scout] [429]: slow down").f.model).toBe("meta/llama-4-scout")
   })
 })
+
+describe("the ninth round of records (made-up lines of their shapes)", () => {
+  it("Java's uncaught exception in a thread, about a Chinese model by its product name, is a failed call", () => {
+    const { c } = failure(`Exception in thread "OkHttp Dispatcher" com.example.spark.SparkException: 星火api调用异常：内容审核不通过\n\tat com.example.spark.Listener.onFailure(Listener.java:52)`)
+    expect(["invalid_request", "unknown"]).toContain(c.category)
+  })
+
+  it("a code glued to its message after `Error: `, and the DashScope SDK's `Code: N, status: <code>`", () => {
+    const minimax = failure("tts call failed: API Error: 1008-insufficient balance Trace-Id: 0a1b2c3d4e5f")
+    expect(minimax.f.code).toBe(1008)
+    expect(minimax.c.category).toBe("quota")
+    const dash = failure("Code: 429, status: Throttling.RateQuota, message: Requests rate limit exceeded, please try again later.")
+    expect(dash.f.status).toBe(429)
+    expect(dash.f.code).toBe("Throttling.RateQuota")
+    expect(dash.c.category).toBe("rate_limit")
+  })
+
+  it("a code the excerpt cuts off is no code; a cut message is still the message", () => {
+    const { f, c } = failure(`openai.RateLimitError: Error code: 429 - {'error': {'message': 'You exceeded your current quota, please check', 'type': 'insufficient_quota', 'code': 'insuf`)
+    expect(f.code).toBeNull()
+    expect(f.message).toBe("You exceeded your current quota, please check")
+    expect(c.category).toBe("quota")
+    const cut = failure(`openai.PermissionDeniedError: Error code: 403 - {'error': {'message': 'The free quota has been exhausted.', 'type': 'FreeTierOnly', 'param': None, 'code': 'Fr`)
+    expect(cut.f.code).toBeNull()
+    expect(cut.c.category).toBe("quota")
+  })
+
+  it("Java's EOFException after an answer that began well is a transport failure", () => {
+    expect(failure(`com.example.llm.ApiException: {"statusCode":200,"message":"","code":"response_error"}\nCaused by: java.io.EOFException`).c.category).toBe("transport")
+  })
+
+  it("the model in a legacy engines path is the slot's, whatever it looks like", () => {
+    expect(failure("[error] request failed: 401\n[error] callback: https://api.openai.com/v1/engines/curie/completions").f.model).toBe("curie")
+  })
+
+  it("a Redis service's daily limit (Upstash) is not the LLM API's", () => {
+    expect(parseRecord("Error: ERR max requests limit exceeded. Limit: 500000, Usage: 500000. See https://upstash.com/docs/redis/troubleshooting/max_requests_limit for details")._tag).toBe("Ignored")
+  })
+})

@@ -91,7 +91,7 @@ const ARROW_AFTER_RE = /^[ \t]{0,4}(?:→|->|=>)/
 const BAR_AFTER_RE = /^[ \t]{1,8}\|/
 
 /** Patterns whose capture is the model by the API's design (`/wenxinworkshop/chat/completions_pro`). */
-const SLOT_RES: ReadonlySet<RegExp> = new Set([MODEL_QIANFAN_PATH_RE])
+const SLOT_RES: ReadonlySet<RegExp> = new Set([MODEL_QIANFAN_PATH_RE, MODEL_PATH_RE])
 
 /** A router's `[provider/model] [503]: …` (OmniRoute, 9router): the model after the provider, in brackets before the bracketed status. */
 const MODEL_ROUTER_BRACKET_RE = /\[[A-Za-z0-9][\w.:@+-]{0,60}\/([\w.:@+-]{1,80}(?:\/[\w.:@+-]{1,80}){0,2})\] \[[45]\d\d\]/
@@ -162,7 +162,7 @@ export function readHints(s: string, d: Draft): void {
  */
 function hasServiceStatus(d: Draft): boolean {
   const s = d.status
-  return s !== null && s !== 502 && s !== 408 && s !== 530 && !(s >= 520 && s <= 527)
+  return s !== null && s >= 400 && s !== 502 && s !== 408 && s !== 530 && !(s >= 520 && s <= 527)
 }
 
 /** The model named in prose; each pattern runs only when its marker is present. */

@@ -34,6 +34,13 @@ const CODE_MSG_RE = /(?<![\w-])(?:error_?)?code:[ \t]?(\d{1,7}), (?:error_)?msg:
  * A service's numeric code leading the record, then its message: Cloudflare Workers AI's
  * `3040: Capacity temporarily exceeded`, MiniMax's `1002, trigger rate limit`.
  */
+/**
+ * A service's code glued to its message after `Error: ` (`API Error: 2049-invalid api key`, MiniMax
+ * through its MCP server), and the DashScope SDK's response printed as `Code: 403, status:
+ * AccessDenied, message: …` (its `status` holds the error code, `Code` the HTTP status).
+ */
+const ERROR_CODE_DASH_RE = /\bError: (\d{4,6})-(?=[A-Za-z\u4e00-\u9fff])/
+const STATUS_NAMED_CODE_RE = /\bCode: [1-5]\d\d, status: ([A-Z][A-Za-z]{2,40}(?:\.[A-Z][A-Za-z]{2,40}){0,2}), message: /
 const LEADING_CODE_RE = /^[ \t]{0,8}(\d{4,6})(?::|,)[ \t](?=[A-Za-z\u4e00-\u9fff])/
 
 /** The Go SDK v2's `https response error StatusCode: 429, RequestID: …`. */
@@ -110,6 +117,20 @@ export function readExplicitCodes(s: string, d: Draft): void {
     const lead = LEADING_CODE_RE.exec(s)
     if (lead !== null) {
       setCode(d, Number(lead[1]))
+      d.explicitCode = true
+    }
+  }
+  if (d.code === null && s.indexOf("Error: ") !== -1) {
+    const e = ERROR_CODE_DASH_RE.exec(s)
+    if (e !== null) {
+      setCode(d, Number(e[1]))
+      d.explicitCode = true
+    }
+  }
+  if (d.code === null && s.indexOf(", status: ") !== -1) {
+    const c = STATUS_NAMED_CODE_RE.exec(s)
+    if (c !== null) {
+      setCode(d, c[1])
       d.explicitCode = true
     }
   }
