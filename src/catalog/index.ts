@@ -180,18 +180,15 @@ const familyById = new Map(families.map((f) => [f.id, f]))
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /**
- * Every API host in one pattern, as a host or the suffix of one (`x.openai.azure.com`), with or
- * without a scheme (`attempted address: api.openai.com:443`): one scan of the text.
+ * Every API host as a pattern of its own, as a host or the suffix of one (`x.openai.azure.com`),
+ * with or without a scheme (`attempted address: api.openai.com:443`), longest first; found
+ * through a literal gate (the host is its literal), the leftmost in the text winning.
  */
 const hostFamily = new Map<string, string>()
 for (const f of families) for (const h of f.hosts) hostFamily.set(h.toLowerCase(), f.id)
-const HOSTS_RE: RegExp | null =
-  hostFamily.size === 0
-    ? null
-    : new RegExp(
-        `(?<![A-Za-z0-9-])(${[...hostFamily.keys()].sort((a, b) => b.length - a.length).map(escape).join("|")})(?![A-Za-z0-9-]|\\.[A-Za-z])`,
-        "i"
-      )
+const HOSTS: ReadonlyArray<string> = [...hostFamily.keys()].sort((a, b) => b.length - a.length)
+const HOST_RES: ReadonlyArray<RegExp> = HOSTS.map((h) => new RegExp(`(?<![A-Za-z0-9-])${escape(h)}(?![A-Za-z0-9-]|\\.[A-Za-z])`, "i"))
+const hostGate = new LiteralGate(HOST_RES)
 
 type Markers = ReadonlyArray<readonly [RegExp, string]>
 
@@ -265,16 +262,20 @@ export function providerOfText(text: string): ProviderEvidence | null {
   return providerOfHosts(t) ?? providerOfMarkers(t)
 }
 
-/** The top-level domains of the catalogue's hosts: a text without one names no host (one indexOf each). */
-const TLDS: ReadonlyArray<string> = [...new Set([...hostFamily.keys()].map((h) => h.slice(h.lastIndexOf("."))))]
-
 /** The provider of an API host in the text (with or without a scheme), or null. */
 export function providerOfHosts(t: string): ProviderEvidence | null {
-  if (HOSTS_RE === null || !TLDS.some((tld) => t.indexOf(tld) !== -1)) return null
-  const m = HOSTS_RE.exec(t)
-  if (m === null) return null
-  const id = hostFamily.get(m[1].toLowerCase())
-  return id === undefined ? null : { provider: id, via: "host", text: m[0] }
+  let hit: RegExpExecArray | null = null
+  let host = ""
+  for (const k of hostGate.candidates(t)) {
+    const m = HOST_RES[k]!.exec(t)
+    if (m !== null && (hit === null || m.index < hit.index)) {
+      hit = m
+      host = HOSTS[k]!
+    }
+  }
+  if (hit === null) return null
+  const id = hostFamily.get(host)
+  return id === undefined ? null : { provider: id, via: "host", text: hit[0] }
 }
 
 /**

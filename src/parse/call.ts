@@ -7,7 +7,7 @@
  * request logs with a `statusCode`, gateways' request logs.
  */
 import { providerOfHosts, providerOfName } from "../catalog/index.js"
-import { findTimestamp, timeValue } from "./time.js"
+import { epochMsOf, findTimestamp, timeValue } from "./time.js"
 
 export interface CallSeen {
   readonly status: number
@@ -62,6 +62,8 @@ export function callOf(record: string): CallSeen | null {
 
 function timeOf(text: string): number | null {
   const k = TIME_KEY_RE.exec(text)
+  // epoch numbers (pino's `"time": 1795…`) without a detour through an ISO string
+  if (k !== null && k[2] !== undefined) return epochMsOf(Number(k[2]))
   const iso = k !== null ? timeValue(k[1] ?? Number(k[2])) : findTimestamp(text)
   if (iso === null) return null
   const t = Date.parse(iso)

@@ -33,8 +33,8 @@ const CALL_WORDS: ReadonlyArray<string> = [
   "images/generations", "api/chat", "api/generate", "/invoke", "/converse", "v1/responses", "/rerank"
 ]
 export const CALL_WORDS_RE = new RegExp(CALL_WORDS.join("|"), "i")
-const CALL_AT = new RegExp(CALL_WORDS_RE.source, "iy")
-const CALL_WINDOW = Math.max(...CALL_WORDS.map((w) => w.length))
+/** CALL_WORDS as bytes, lower case: compared where the gram table points, without decoding. */
+const CALL_WORD_BYTES: ReadonlyArray<Uint8Array> = CALL_WORDS.map((w) => Buffer.from(w, "latin1"))
 
 /** The service's own body (`{"code": 20012, "message": ...}`), whatever its wording. */
 export const SERVICE_CODE_RE = /code\\?["']?[ \t]*[:=][ \t]*\\?["']?\d{5}\b/
@@ -158,10 +158,23 @@ export function lineSignals(bytes: Buffer, from: number, to: number): number {
   return signals | (wide > 0x7f ? LineSignal.NonAscii : 0)
 }
 
-/** One of CALL_WORDS starts at byte `at` (read as Latin-1, as `wordAt` does). */
+/**
+ * One of CALL_WORDS starts at byte `at`, in any ASCII case: what CALL_WORDS_RE finds there (a
+ * byte above 0x7f matches no letter of theirs under /i, as in `wordAt`). Compared byte by byte:
+ * the gram table sends every `comp…` and `mode…` here, and decoding each was most of the cost.
+ */
 function callWordAt(bytes: Buffer, at: number, to: number): boolean {
-  CALL_AT.lastIndex = 0
-  return CALL_AT.test(bytes.toString("latin1", at, Math.min(to, at + CALL_WINDOW)))
+  for (const w of CALL_WORD_BYTES) {
+    if (at + w.length > to) continue
+    let j = 0
+    for (; j < w.length; j++) {
+      let c = bytes[at + j]!
+      if (c >= 65 && c <= 90) c += 32
+      if (c !== w[j]) break
+    }
+    if (j === w.length) return true
+  }
+  return false
 }
 
 /** SERVICE_CODE_RE at byte `at`, where the gram table saw `code` in some case. */

@@ -16,6 +16,7 @@ import { DEFAULT_MAX_RECORD_CHARS } from "./assemble.js"
 import { firstNonSpace, looksLikeObject } from "./loose-json.js"
 import { categoryFromWording } from "../catalog/wording.js"
 import { codeNamedByClass, providerOfHosts, providerOfMarkers, providerOfText, recognises } from "../catalog/index.js"
+import { LiteralGate } from "../catalog/literalGate.js"
 import { type Draft, cutUtf8, finalEvidence, isRecord, newDraft, normalizeMessage, note, setCode, setMessage, setModel, setRequestId, setStatus, span, str, toStatus } from "./draft.js"
 import { readBodyValue, readMessageValue } from "./extract/errorBody.js"
 import { FAILURE_LINE_RE, readText } from "./extract/freeText.js"
@@ -307,8 +308,15 @@ function failsAfterSuccessLine(d: Draft, text: string): boolean {
  * limit, a bot's Telegram or Slack API error. A record that names only such a host is not a call
  * of the LLM API.
  */
-const OTHER_API_HOST_RE =
-  /\b(?:api\.github\.com|raw\.githubusercontent\.com|uploads\.github\.com|api\.telegram\.org|slack\.com\/api|hooks\.slack\.com|discord(?:app)?\.com\/api|graph\.facebook\.com|api\.twitter\.com|pypi\.org|registry\.npmjs\.org|registry-1\.docker\.io|(?:docs\.)?upstash\.(?:com|io))\b/i
+const OTHER_API_HOSTS: ReadonlyArray<RegExp> = [
+  /\bapi\.github\.com\b/i, /\braw\.githubusercontent\.com\b/i, /\buploads\.github\.com\b/i, /\bapi\.telegram\.org\b/i,
+  /\bslack\.com\/api\b/i, /\bhooks\.slack\.com\b/i, /\bdiscord(?:app)?\.com\/api\b/i, /\bgraph\.facebook\.com\b/i,
+  /\bapi\.twitter\.com\b/i, /\bpypi\.org\b/i, /\bregistry\.npmjs\.org\b/i, /\bregistry-1\.docker\.io\b/i,
+  /\b(?:docs\.)?upstash\.(?:com|io)\b/i
+]
+/** Which of OTHER_API_HOSTS can be in a text: one pass, then only those are run. */
+const otherApiGate = new LiteralGate(OTHER_API_HOSTS)
+const namesOtherApiHost = (t: string): boolean => otherApiGate.candidates(t).some((k) => OTHER_API_HOSTS[k]!.test(t))
 
 /** httpx's INFO line as openai-python and others log every attempt: `HTTP Request: POST <url> "HTTP/1.1 200 OK"`. */
 const HTTPX_LINE_RE = /HTTP Request: [A-Z]{3,7} [^\s"]{1,500} "HTTP\/[\d.]{1,3} (\d{3})[^"\n]{0,60}"/g
@@ -332,7 +340,7 @@ function decide(d: Draft, text: string): ParseResult | null {
   if (d.message !== null && !d.messageHinted) readHints(d.message, d)
   if (d.htmlSeen && !d.jsonBody) d.bodyNotJson = true
   if (
-    text.indexOf(".") !== -1 && OTHER_API_HOST_RE.test(text.length > 8192 ? text.slice(0, 8192) : text) &&
+    text.indexOf(".") !== -1 && namesOtherApiHost(text.length > 8192 ? text.slice(0, 8192) : text) &&
     !d.sawLlmPath && d.model === null && d.provider === null && !LLM_WORDS_RE.test(text) && providerOfHosts(text) === null
   ) {
     return IGNORED["not an API call"]

@@ -80,12 +80,18 @@ function isCanonicalIso(v: string): boolean {
 
 const ISO_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22]
 
+/** Epoch seconds / milliseconds / microseconds as whole milliseconds; null outside 1990–2200. */
+export function epochMsOf(v: number): number | null {
+  if (!Number.isFinite(v) || v <= 0) return null
+  const ms = v > 1e14 ? v / 1000 : v > 1e11 ? v : v * 1000
+  return ms < 631152000000 || ms > 7258118400000 ? null : Math.floor(ms)
+}
+
 /** A JSON time value: epoch seconds / milliseconds / microseconds, or a date string. */
 export function timeValue(v: unknown): string | null {
-  if (typeof v === "number" && Number.isFinite(v) && v > 0) {
-    const ms = v > 1e14 ? v / 1000 : v > 1e11 ? v : v * 1000
-    if (ms < 631152000000 || ms > 7258118400000) return null
-    return isoFromEpochMs(ms)
+  if (typeof v === "number") {
+    const ms = epochMsOf(v)
+    return ms === null ? null : isoFromEpochMs(ms)
   }
   if (typeof v !== "string" || v.length < 8 || v.length > 64) return null
   if (isCanonicalIso(v)) return v

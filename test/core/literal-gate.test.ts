@@ -6,7 +6,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { families, providerOfMarkers } from "../../src/catalog/index.js"
+import { families, providerOfHosts, providerOfMarkers } from "../../src/catalog/index.js"
 import { LiteralGate, requiredLiterals } from "../../src/catalog/literalGate.js"
 
 type Markers = ReadonlyArray<readonly [RegExp, string]>
@@ -107,5 +107,52 @@ describe("the provider markers behind the literal gate", () => {
     expect(gate.candidates("raised BEDROCKEXCEPTION")).toEqual([2])
     expect(gate.candidates("Invalid X-API-Key given; Azure OpenAI")).toEqual([1, 2, 3])
     expect(gate.candidates("nothing here")).toEqual([2])
+  })
+})
+
+/** The API hosts as one alternation, longest first (the former implementation of providerOfHosts). */
+function alternationHost(t: string): { provider: string; text: string } | null {
+  const hostFamily = new Map<string, string>()
+  for (const f of families) for (const h of f.hosts) hostFamily.set(h.toLowerCase(), f.id)
+  const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+  const re = new RegExp(
+    `(?<![A-Za-z0-9-])(${[...hostFamily.keys()].sort((a, b) => b.length - a.length).map(escape).join("|")})(?![A-Za-z0-9-]|\\.[A-Za-z])`,
+    "i"
+  )
+  const m = re.exec(t)
+  if (m === null) return null
+  const id = hostFamily.get(m[1]!.toLowerCase())
+  return id === undefined ? null : { provider: id, text: m[0] }
+}
+
+describe("the API hosts behind the literal gate", () => {
+  const actualHost = (t: string) => {
+    const e = providerOfHosts(t)
+    return e === null ? null : { provider: e.provider, text: e.text }
+  }
+  it("answer as the alternation did on every corpus record", () => {
+    let named = 0
+    for (const t of corpusTexts()) {
+      const want = alternationHost(t)
+      expect(actualHost(t), t.slice(0, 200)).toEqual(want)
+      if (want !== null) named++
+    }
+    expect(named).toBeGreaterThan(200)
+  })
+  it("answer as the alternation did for every host in the contexts a log puts it in", () => {
+    const hosts = families.flatMap((f) => f.hosts)
+    expect(hosts.length).toBeGreaterThan(30)
+    for (const h of hosts) {
+      for (const t of [
+        `POST https://${h}/v1/chat/completions 429`,
+        `attempted address: ${h.toUpperCase()}:443`,
+        `https://my-tenant.${h}/openai`,
+        `not-${h}`,
+        `${h}.evil.example`,
+        `see ${h}. Then ${hosts[0]} and ${h}`
+      ]) {
+        expect(actualHost(t), t).toEqual(alternationHost(t))
+      }
+    }
   })
 })
