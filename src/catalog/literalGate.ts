@@ -151,15 +151,69 @@ interface Keyed {
   readonly insensitive: boolean
 }
 
+/**
+ * The grams of every gate in one table (a bit per gate), and the last text's hits: a record's
+ * text is asked about by several gates (API hosts, markers, weak markers, other APIs' hosts), and
+ * is read once for all of them.
+ */
+const union = new Uint32Array(1 << TABLE_BITS)
+let gates = 0
+let scannedText: string | null = null
+let hitAt = new Int32Array(256)
+let hitGram = new Int32Array(256)
+let hits = 0
+/** The Latin-1 copy the scan reads (one byte per UTF-16 unit, the low byte: all the fold keeps). */
+let scratch = Buffer.allocUnsafe(4096)
+
+/**
+ * Where in `t` a gram of some gate starts. The characters are read from a Latin-1 copy: a loop
+ * over a Buffer is several times faster than `charCodeAt` over the assembled texts, which are
+ * concatenations.
+ */
+function scan(t: string): void {
+  if (t === scannedText) return
+  hits = 0
+  const n = t.length
+  if (n >= MIN_LITERAL) {
+    if (scratch.length < n) scratch = Buffer.allocUnsafe(Math.max(n, scratch.length * 2))
+    const b = scratch
+    b.write(t, 0, n, "latin1")
+    const table = union
+    let g = ((b[0]! & 31) << 10) | ((b[1]! & 31) << 5) | (b[2]! & 31)
+    for (let i = 0; i + 3 < n; i++) {
+      g = ((g << 5) | (b[i + 3]! & 31)) & 0xfffff
+      const h = gramIndex(g)
+      if (table[h] === 0) continue
+      if (hits === hitAt.length) {
+        const at = new Int32Array(hits * 2)
+        at.set(hitAt)
+        hitAt = at
+        const gr = new Int32Array(hits * 2)
+        gr.set(hitGram)
+        hitGram = gr
+      }
+      hitAt[hits] = i
+      hitGram[hits] = h
+      hits++
+    }
+  }
+  scannedText = t
+}
+
 export class LiteralGate {
   /** gram -> the literals that start with it */
   private readonly byGram = new Map<number, Keyed[]>()
-  private readonly hasGram = new Uint8Array(1 << TABLE_BITS)
+  private readonly bit: number
   /** Patterns without a literal: always candidates. */
   private readonly always: number[] = []
   private readonly seen: Uint8Array
+  private lastText: string | null = null
+  private lastOut: number[] = []
 
   constructor(patterns: ReadonlyArray<RegExp>) {
+    if (gates === 32) throw new Error("LiteralGate: at most 32 gates")
+    this.bit = 1 << gates++
+    scannedText = null
     this.seen = new Uint8Array(patterns.length)
     patterns.forEach((re, k) => {
       const lits = requiredLiterals(re.source)
@@ -170,7 +224,7 @@ export class LiteralGate {
       const insensitive = re.flags.includes("i")
       for (const lit of lits) {
         const g = gramIndex(gramAt(lit, 0))
-        this.hasGram[g] = 1
+        union[g] = union[g]! | this.bit
         const keyed = { pattern: k, literal: insensitive ? lit.toLowerCase() : lit, insensitive }
         const list = this.byGram.get(g)
         if (list === undefined) this.byGram.set(g, [keyed])
@@ -179,27 +233,35 @@ export class LiteralGate {
     })
   }
 
-  /** The patterns that may match `t` (their literal is in it), in ascending order; each is still to be run. */
+  /**
+   * The patterns that may match `t` (their literal is in it), in ascending order; each is still to
+   * be run. A record's text is asked about more than once while it is parsed: the last answer is
+   * kept.
+   */
   candidates(t: string): number[] {
+    if (t === this.lastText) return this.lastOut
+    scan(t)
     const out = this.always.slice()
     const seen = this.seen
-    const table = this.hasGram
-    const n = t.length - 3
-    if (n > 0) {
-      let g = ((t.charCodeAt(0) & 31) << 10) | ((t.charCodeAt(1) & 31) << 5) | (t.charCodeAt(2) & 31)
-      for (let i = 0; i < n; i++) {
-        g = ((g << 5) | (t.charCodeAt(i + 3) & 31)) & 0xfffff
-        if (table[gramIndex(g)] === 0) continue
-        for (const e of this.byGram.get(gramIndex(g))!) {
-          if (seen[e.pattern] === 0 && literalAt(t, i, e)) {
-            seen[e.pattern] = 1
-            out.push(e.pattern)
-          }
+    const bit = this.bit
+    for (let k = 0; k < hits; k++) {
+      const h = hitGram[k]!
+      if ((union[h]! & bit) === 0) continue
+      const list = this.byGram.get(h)
+      if (list === undefined) continue
+      const i = hitAt[k]!
+      for (const e of list) {
+        if (seen[e.pattern] === 0 && literalAt(t, i, e)) {
+          seen[e.pattern] = 1
+          out.push(e.pattern)
         }
       }
     }
     for (const k of out) seen[k] = 0
-    return out.length > 1 ? out.sort((a, b) => a - b) : out
+    if (out.length > 1) out.sort((a, b) => a - b)
+    this.lastText = t
+    this.lastOut = out
+    return out
   }
 }
 
