@@ -94,6 +94,19 @@ const WORD = 1
 const WORD_BEHIND = 2
 const CODE = 4
 const CALL = 8
+/** A call word keyed on its four bytes from its second (`odel`), third (`i/ch`) or sixth (`etio`) byte. */
+const CALL_1 = 16
+const CALL_2 = 32
+const CALL_5 = 64
+/** A failure word keyed on its four bytes from its sixth (`modelnotready`: `notr`, as `mode` opens every `model`). */
+const WORD_5 = 128
+const WORD_KEY_5: ReadonlySet<string> = new Set(["modelnotready"])
+/**
+ * Call words keyed further in than their start: their first four letters open words every log is
+ * full of (`completed`, `mode`, `/api/users`), and each such place cost a closer look.
+ */
+const CALL_KEY_OFFSET: ReadonlyMap<string, 1 | 2 | 5> = new Map([["model", 1], ["completions", 5], ["api/chat", 2], ["api/generate", 2]])
+const CALL_FLAG_AT = { 0: CALL, 1: CALL_1, 2: CALL_2, 5: CALL_5 } as const
 const GRAM_MASK = 0xfffff
 const gramOf = (s: string, from: number): number => {
   let g = 0
@@ -107,11 +120,15 @@ const GRAMS: Uint8Array = (() => {
     if (w.length === 3) {
       // any fourth byte, or none (the line's end: see lineSignals)
       for (let b = 0; b < 32; b++) t[(gramOf(w + "a", 0) & ~31) | b] |= WORD
-    } else if (w.length > 4 && COMMON_STARTS.has(w.slice(0, 4))) t[gramOf(w, 1)] |= WORD_BEHIND
+    } else if (WORD_KEY_5.has(w)) t[gramOf(w, 5)] |= WORD_5
+    else if (w.length > 4 && COMMON_STARTS.has(w.slice(0, 4))) t[gramOf(w, 1)] |= WORD_BEHIND
     else t[gramOf(w, 0)] |= WORD
   }
   t[gramOf("code", 0)] |= CODE
-  for (const w of CALL_WORDS) t[gramOf(w, 0)] |= CALL
+  for (const w of CALL_WORDS) {
+    const k = CALL_KEY_OFFSET.get(w) ?? 0
+    t[gramOf(w, k)] |= CALL_FLAG_AT[k]
+  }
   return t
 })()
 
@@ -127,6 +144,8 @@ export function lineSignals(bytes: Buffer, from: number, to: number): number {
   let g = 0
   let wide = 0
   let i = from
+  // the table's flags still worth a closer look: a signal found is not looked for again
+  let want = 0xff
   while (i < to) {
     // the hot loop, kept free of calls
     let f = 0
@@ -134,20 +153,27 @@ export function lineSignals(bytes: Buffer, from: number, to: number): number {
       const b = bytes[i]!
       wide |= b
       g = ((g << 5) | (b & 31)) & GRAM_MASK
-      f = GRAMS[g]!
+      f = GRAMS[g]! & want
       if (f !== 0) break
     }
     if (i === to) break
-    if ((signals & LineSignal.Word) === 0) {
-      if (((f & WORD) !== 0 && i - 3 >= from && wordAt(bytes, i - 3, to)) || ((f & WORD_BEHIND) !== 0 && i - 4 >= from && wordAt(bytes, i - 4, to))) {
+    if ((f & (WORD | WORD_BEHIND | WORD_5)) !== 0) {
+      if (
+        ((f & WORD) !== 0 && i - 3 >= from && wordAt(bytes, i - 3, to)) ||
+        ((f & WORD_BEHIND) !== 0 && i - 4 >= from && wordAt(bytes, i - 4, to)) ||
+        ((f & WORD_5) !== 0 && i - 8 >= from && wordAt(bytes, i - 8, to))
+      ) {
         signals |= LineSignal.Word
+        want &= ~(WORD | WORD_BEHIND | WORD_5)
       }
     }
-    if ((f & CODE) !== 0 && (signals & LineSignal.ServiceCode) === 0 && i - 3 >= from && serviceCodeAt(bytes, i - 3, to)) {
+    if ((f & CODE) !== 0 && i - 3 >= from && serviceCodeAt(bytes, i - 3, to)) {
       signals |= LineSignal.ServiceCode
+      want &= ~CODE
     }
-    if ((f & CALL) !== 0 && (signals & LineSignal.Call) === 0 && i - 3 >= from && callWordAt(bytes, i - 3, to)) {
+    if ((f & (CALL | CALL_1 | CALL_2 | CALL_5)) !== 0 && callAt(bytes, f, i, from, to)) {
       signals |= LineSignal.Call
+      want &= ~(CALL | CALL_1 | CALL_2 | CALL_5)
     }
     i++
   }
@@ -156,6 +182,16 @@ export function lineSignals(bytes: Buffer, from: number, to: number): number {
     signals |= LineSignal.Word
   }
   return signals | (wide > 0x7f ? LineSignal.NonAscii : 0)
+}
+
+/** A call word starts where one of the CALL flags in `f` (the gram ending at byte `i`) says it may. */
+function callAt(bytes: Buffer, f: number, i: number, from: number, to: number): boolean {
+  return (
+    ((f & CALL) !== 0 && i - 3 >= from && callWordAt(bytes, i - 3, to)) ||
+    ((f & CALL_1) !== 0 && i - 4 >= from && callWordAt(bytes, i - 4, to)) ||
+    ((f & CALL_2) !== 0 && i - 5 >= from && callWordAt(bytes, i - 5, to)) ||
+    ((f & CALL_5) !== 0 && i - 8 >= from && callWordAt(bytes, i - 8, to))
+  )
 }
 
 /**
