@@ -1018,3 +1018,35 @@ describe("the ninth round of records (made-up lines of their shapes)", () => {
     expect(parseRecord("Error: ERR max requests limit exceeded. Limit: 500000, Usage: 500000. See https://upstash.com/docs/redis/troubleshooting/max_requests_limit for details")._tag).toBe("Ignored")
   })
 })
+
+describe("the tenth round of records (made-up lines of their shapes)", () => {
+  it("Cloudflare's envelope: the first of its `error` / `errors` array is the body", () => {
+    const { f } = failure(`{"success":false,"result":null,"messages":[],"errors":[{"code":10000,"message":"Authentication error"}]}`)
+    expect(f.code).toBe(10000)
+    expect(f.message).toBe("Authentication error")
+  })
+
+  it("`Invalid argument: 400 <Message>` (a gRPC-style wrapper) gives the status", () => {
+    expect(failure(`err: { "type": "AdapterError", "message": "Invalid argument: 400 Request contains an invalid argument." }`).f.status).toBe(400)
+  })
+
+  it("an unsupported feature of the model is an invalid request", () => {
+    expect(failure("Error [AI_APICallError]: some-reasoner does not support tools").c.category).toBe("invalid_request")
+  })
+
+  it("prose's `in your message: <id>` is not the message", () => {
+    const { f, c } = failure("fatal error: ErrorFrame(error: The server had an error while processing your request. Please include the request ID in your message: req_123abc. Retry., fatal: True)")
+    expect(f.message).not.toMatch(/^req_123abc/)
+    expect(c.category).toBe("server_error")
+  })
+
+  it("`Invalid Token` (a relay's key check) and `Unauthenticated request` are a broken key; a JSON parser's invalid token is no failed call", () => {
+    expect(failure("AI_APICallError: Invalid Token (request id: 2026031811022825780481)").c.category).toBe("auth_key")
+    expect(failure("Error [GatewayAuthenticationError]: Unauthenticated request to AI Gateway.").c.category).toBe("auth_key")
+    expect(parseRecord("SyntaxError: Unexpected token < in JSON at position 0 (invalid token in JSON)")._tag).toBe("Ignored")
+  })
+
+  it("requests' HTTPSConnectionPool timeout is an HTTP client's transport failure, whatever the host", () => {
+    expect(failure("WARNING:root:Request timed out: HTTPSConnectionPool(host='relay.example.cn', port=443): Read timed out. (read timeout=40.0)").c.category).toBe("transport")
+  })
+})

@@ -136,6 +136,12 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
     else d.hasBody = readErrorMember(error, d, depth) || d.hasBody
   } else if (typeof error === "string") {
     readBodyValue(error, d, depth, true)
+  } else if (Array.isArray(error) || (o["success"] === false && Array.isArray(o["errors"]))) {
+    // Cloudflare's envelope: `{"success": false, "errors"|"error": [{"code": 2005, "message": "…"}]}`
+    const first = ((Array.isArray(error) ? error : o["errors"]) as unknown[])[0]
+    if (isRecord(first) && (typeof first["message"] === "string" || first["code"] !== undefined)) {
+      d.hasBody = readErrorMember(first, d, depth) || d.hasBody
+    }
   }
   const err = o["err"]
   if (isRecord(err)) readErrorObject(err, d, depth)

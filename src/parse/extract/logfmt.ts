@@ -168,8 +168,9 @@ export function readExplicitCodes(s: string, d: Draft): void {
 }
 
 /** `message: ...`, `msg="..."`, `reason=...` in prose and key-value logs (not the JSON `"message":`). */
+/** A `message:` / `msg=` / `reason:` key's value; not prose's `…in your message: …`. */
 export const KV_MESSAGE_RE =
-  /(?:^|[\s,;(|])(?:message|msg|reason)[ \t]{0,2}[:=][ \t]{0,2}(?:'((?:[^'\\\n]|\\.){1,1000})'|"((?:[^"\\\n]|\\.){1,1000})"|([^\s'"<{[][^\n]{2,1000}))/i
+  /(?:^|[\s,;(|])(?<!\b(?:your|the|this|that|an?|my|our|their|its) )(?:message|msg|reason)[ \t]{0,2}[:=][ \t]{0,2}(?:'((?:[^'\\\n]|\\.){1,1000})'|"((?:[^"\\\n]|\\.){1,1000})"|([^\s'"<{[][^\n]{2,1000}))/i
 
 const LOGFMT_RE = /\b(error_message|error_msg|err_msg|error_type|error_code)=(?:'((?:[^'\\\n]|\\.){0,2000})'|"((?:[^"\\\n]|\\.){0,2000})"|([^\s'"]{1,200}))/g
 
