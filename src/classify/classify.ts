@@ -64,6 +64,8 @@ interface Remembered {
   readonly providerWeak: boolean
   readonly transport: boolean
   readonly limitDetail: string | null
+  /** A multi-line record's other failure lines (they can decide: `withOtherLines`). */
+  readonly otherLines: string | null
   readonly verdict: Verdict
 }
 
@@ -72,15 +74,22 @@ const RECENT_VERDICTS = 4096
 /** Verdicts remembered per message: the inputs are compared field by field, no key is built. */
 const PER_MESSAGE = 16
 let verdictsOfRules = 0
+/**
+ * Remembered verdicts that carry a multi-line record's other lines: those lines may differ from
+ * record to record (times, ids), so they are kept only while short and few (~0.5 MB at most).
+ */
+let withLines = 0
+const WITH_LINES_MAX = 2048
+const LINES_MAX_CHARS = 256
 
 export function verdictOf(f: ParsedFailure): Verdict {
   if (verdictsOfRules !== rulesVersion()) {
     recentVerdicts.clear()
+    withLines = 0
     verdictsOfRules = rulesVersion()
   }
-  // a multi-line record's other lines differ from record to record (times, ids): its verdict is
-  // decided each time, not remembered (up to 1 KiB of lines an entry would fill the memory, not help)
-  if (f.otherLines !== undefined && f.otherLines !== null) return decide(f)
+  const lines = f.otherLines ?? null
+  if (lines !== null && lines.length > LINES_MAX_CHARS) return decide(f)
   const message = f.message ?? ""
   const transport = f.transportError !== null
   let list = recentVerdicts.get(message)
@@ -89,20 +98,24 @@ export function verdictOf(f: ParsedFailure): Verdict {
       if (
         r.status === f.status && r.code === f.code && r.errorType === f.errorType && r.errorClass === f.errorClass &&
         r.provider === f.provider && r.providerWeak === (f.providerWeak === true) && r.phraseStatus === f.phraseStatus && r.transport === transport &&
-        r.limitDetail === (f.limitDetail ?? null)
+        r.limitDetail === (f.limitDetail ?? null) && r.otherLines === lines
       ) {
         return r.verdict
       }
     }
   }
   const verdict = decide(f)
-  if (message.length > 512) return verdict
+  if (message.length > 512 || (lines !== null && withLines >= WITH_LINES_MAX)) return verdict
   if (list === undefined) {
-    if (recentVerdicts.size >= RECENT_VERDICTS) recentVerdicts.clear()
+    if (recentVerdicts.size >= RECENT_VERDICTS) {
+      recentVerdicts.clear()
+      withLines = 0
+    }
     recentVerdicts.set(message, (list = []))
   }
   if (list.length < PER_MESSAGE) {
-    list.push({ status: f.status, phraseStatus: f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, provider: f.provider, providerWeak: f.providerWeak === true, transport, limitDetail: f.limitDetail ?? null, verdict })
+    if (lines !== null) withLines++
+    list.push({ status: f.status, phraseStatus: f.phraseStatus, code: f.code, errorType: f.errorType, errorClass: f.errorClass, provider: f.provider, providerWeak: f.providerWeak === true, transport, limitDetail: f.limitDetail ?? null, otherLines: lines, verdict })
   }
   return verdict
 }

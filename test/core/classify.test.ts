@@ -211,3 +211,16 @@ describe("instantMs (an event's time in epoch ms)", () => {
     "", "2026-01-10", "+002026-01-10T00:00:00.000Z", "2026-01-10T23:59:59.123+01:00", "2026-01-10 23:59:59.123Z"
   ])("agrees with Date.parse on %j", (s) => same(s))
 })
+
+describe("verdicts remembered for multi-line records", () => {
+  it("the other lines are part of what is remembered: the same message with other lines decides again", () => {
+    const base: ParsedFailure = { ...emptyFailure, message: "chat request failed" }
+    const quota: ParsedFailure = { ...base, otherLines: "Error: insufficient balance, please top up your account" }
+    const rate: ParsedFailure = { ...base, otherLines: "Error: rate limit exceeded, too many requests" }
+    for (let i = 0; i < 3; i++) {
+      expect(classify(base).category).toBe("unknown")
+      expect(classify(quota).category).toBe("quota")
+      expect(classify(rate).category).toBe("rate_limit")
+    }
+  })
+})
