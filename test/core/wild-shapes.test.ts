@@ -1049,4 +1049,8 @@ describe("the tenth round of records (made-up lines of their shapes)", () => {
   it("requests' HTTPSConnectionPool timeout is an HTTP client's transport failure, whatever the host", () => {
     expect(failure("WARNING:root:Request timed out: HTTPSConnectionPool(host='relay.example.cn', port=443): Read timed out. (read timeout=40.0)").c.category).toBe("transport")
   })
+
+  it("urllib3's `Max retries exceeded with url:` and its NameResolutionError are transport failures", () => {
+    expect(failure(`Max retries exceeded with url: /v1/chat/completions (Caused by NameResolutionError("<urllib3.connection.HTTPSConnection object at 0x7f>: Failed to resolve 'llm.internal'"))`).c.category).toBe("transport")
+  })
 })
