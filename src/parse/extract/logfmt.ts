@@ -59,6 +59,20 @@ const BRACKET_CODE_MESSAGE_RE = /(?:^|[\s"'：:])\[(\d{4,6})\]\[/
 /** A status and the body's code in brackets, as some clients print them: `[429:insufficient_quota]`. */
 const STATUS_CODE_BRACKET_RE = /\[[45]\d\d:([a-z][a-z_]{2,60})\]/
 
+/**
+ * A service's code written in prose, tried in order until one is read: the literal the text must
+ * hold ("": none), the pattern, and whether the code is a number.
+ */
+const PROSE_CODES: ReadonlyArray<readonly [string, RegExp, boolean]> = [
+  ["", LEADING_CODE_RE, true],
+  ["Error: ", ERROR_CODE_DASH_RE, true],
+  [", status: ", STATUS_NAMED_CODE_RE, false],
+  ["错误", ZH_CODE_RE, true],
+  ["msg:", CODE_MSG_RE, true],
+  // a service's own numeric code in prose: `code: 336003, msg: …` (Qianfan), `code=1113`
+  ["code", SERVICE_CODE_TEXT_RE, true]
+]
+
 /** A code only one provider documents, printed before its message: `… error: InvalidApiKey - Invalid API-key provided.` */
 const CODE_DASH_MESSAGE_RE = /(?:^|[\s:(\[])([A-Z][A-Za-z]{2,40}(?:\.[A-Z][A-Za-z]{1,40}){0,2}) - (?=[A-Z])/g
 
@@ -113,46 +127,12 @@ export function readExplicitCodes(s: string, d: Draft): void {
     d.explicitCode = true
     setBodyStatus(d, n)
   }
-  if (d.code === null) {
-    const lead = LEADING_CODE_RE.exec(s)
-    if (lead !== null) {
-      setCode(d, Number(lead[1]))
-      d.explicitCode = true
-    }
-  }
-  if (d.code === null && s.indexOf("Error: ") !== -1) {
-    const e = ERROR_CODE_DASH_RE.exec(s)
-    if (e !== null) {
-      setCode(d, Number(e[1]))
-      d.explicitCode = true
-    }
-  }
-  if (d.code === null && s.indexOf(", status: ") !== -1) {
-    const c = STATUS_NAMED_CODE_RE.exec(s)
-    if (c !== null) {
-      setCode(d, c[1])
-      d.explicitCode = true
-    }
-  }
-  if (d.code === null && s.indexOf("错误") !== -1) {
-    const z = ZH_CODE_RE.exec(s)
-    if (z !== null) {
-      setCode(d, Number(z[1]))
-      d.explicitCode = true
-    }
-  }
-  if (d.code === null && s.indexOf("msg:") !== -1) {
-    const c = CODE_MSG_RE.exec(s)
-    if (c !== null) {
-      setCode(d, Number(c[1]))
-      d.explicitCode = true
-    }
-  }
-  // a service's own numeric code in prose: `code: 336003, msg: …` (Qianfan), `code=1113`
-  if (d.code === null && s.indexOf("code") !== -1) {
-    const c = SERVICE_CODE_TEXT_RE.exec(s)
-    if (c !== null) {
-      setCode(d, Number(c[1]))
+  for (const [literal, re, numeric] of PROSE_CODES) {
+    if (d.code !== null) break
+    if (literal !== "" && s.indexOf(literal) === -1) continue
+    const m = re.exec(s)
+    if (m !== null) {
+      setCode(d, numeric ? Number(m[1]) : m[1])
       d.explicitCode = true
     }
   }
@@ -167,8 +147,10 @@ export function readExplicitCodes(s: string, d: Draft): void {
   }
 }
 
-/** `message: ...`, `msg="..."`, `reason=...` in prose and key-value logs (not the JSON `"message":`). */
-/** A `message:` / `msg=` / `reason:` key's value; not prose's `…in your message: …`. */
+/**
+ * `message: ...`, `msg="..."`, `reason=...` in prose and key-value logs (not the JSON `"message":`);
+ * not prose's `…in your message: …`.
+ */
 export const KV_MESSAGE_RE =
   /(?:^|[\s,;(|])(?<!\b(?:your|the|this|that|an?|my|our|their|its) )(?:message|msg|reason)[ \t]{0,2}[:=][ \t]{0,2}(?:'((?:[^'\\\n]|\\.){1,1000})'|"((?:[^"\\\n]|\\.){1,1000})"|([^\s'"<{[][^\n]{2,1000}))/i
 
