@@ -167,8 +167,8 @@ const LLM_CALL_ERROR_RE =
   /\b(?:llm|completions?|inference)\b[^\n]{0,40}?\b(?:error|failed|failure|empty)\b|\b(?:error|failed|failure)\b[^\n]{0,24}?\b(?:llm|completions?|stream response)\b/i
 const SUCCESS_RE = /\b(?:success(?:fully)?|succeeded|completed|resolved|recovered)\b/i
 
-/** An exception class leading a line, then its message: `XyzError: …`, `com.acme.FooException: …`. */
-const EXCEPTION_CLASS_LINE_RE = /(?:^|\n)[ \t]{0,8}(?:Exception in thread "[^"\n]{0,80}" |Caused by: )?(?:[A-Za-z_][\w]{0,60}\.){0,8}[A-Z]\w{0,60}(?:Error|Exception)(?:\[[^\]\n]{0,40}\])?:[ \t]/
+/** An exception class, then its message: `XyzError: …`, `com.acme.FooException: …` (leading a line or after a space). */
+const EXCEPTION_CLASS_LINE_RE = /(?:^|\s)[ \t]{0,8}(?:Exception in thread "[^"\n]{0,80}" |Caused by: )?(?:[A-Za-z_][\w]{0,60}\.){0,8}[A-Z]\w{0,60}(?:Error|Exception)(?:\[[^\]\n]{0,40}\])?:[ \t]/
 
 function conclude(d: Draft, text: string): ParseResult {
   resolveStatus(d, text)

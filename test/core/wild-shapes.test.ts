@@ -1054,3 +1054,23 @@ describe("the tenth round of records (made-up lines of their shapes)", () => {
     expect(failure(`Max retries exceeded with url: /v1/chat/completions (Caused by NameResolutionError("<urllib3.connection.HTTPSConnection object at 0x7f>: Failed to resolve 'llm.internal'"))`).c.category).toBe("transport")
   })
 })
+
+describe("the eleventh round of records (made-up lines of their shapes)", () => {
+  it("a source file's line number is no status; the access line's is", () => {
+    const { f, c } = failure(`Jan 02 10:00:00 host ollama[1]: 2024/01/02 10:00:00 server.go:503: error loading model: out of memory\nJan 02 10:00:00 host ollama[1]: [GIN] 2024/01/02 - 10:00:00 | 500 |  1.2s |  127.0.0.1 | POST     "/api/chat"`)
+    expect(f.status).toBe(500)
+    expect(c.category).toBe("server_error")
+  })
+
+  it("the Responses API's response.failed event: its error is the body", () => {
+    const { f, c } = failure(`{"type":"response.failed","response":{"id":"resp_1","status":"failed","model":"gpt-x","error":{"code":"rate_limit_exceeded","message":"Rate limit reached for requests"}}}`)
+    expect(f.code).toBe("rate_limit_exceeded")
+    expect(f.model).toBe("gpt-x")
+    expect(c.category).toBe("rate_limit")
+  })
+
+  it("an LLM client's exception class in the middle of a line is a failed call", () => {
+    expect(parseRecord(`Retrying after failure: com.example.openai.OpenAiHttpException: {"detail":"Not Found"}`)._tag).toBe("Failure")
+  })
+})
+

@@ -143,6 +143,11 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
       d.hasBody = readErrorMember(first, d, depth) || d.hasBody
     }
   }
+  // the Responses API's `response.failed` event: `{"type": "response.failed", "response": {"error": {…}}}`
+  const response = o["response"]
+  if (error === undefined && isRecord(response) && isRecord(response["error"])) {
+    d.hasBody = readErrorMember(response["error"], d, depth) || d.hasBody
+  }
   const err = o["err"]
   if (isRecord(err)) readErrorObject(err, d, depth)
   else if (typeof err === "string") readText(err, d, depth + 1)

@@ -77,6 +77,8 @@ export function taggedStatusAt(s: string, i: number): boolean {
   return TAGGED_AT_RE.test(s)
 }
 
+const SOURCE_LINE_BEFORE_RE = /\w\.(?:go|py|js|mjs|cjs|ts|tsx|java|kt|rs|rb|php|c|cc|cpp|h|cs|swift|scala|ex|exs|lua):$/
+
 /** The status shown in `s` and where; `index` -1: named only by its reason phrase. */
 export function findStatus(s: string, skipFrom: number, skipTo: number): { status: number; index: number } | null {
   STATUS_CANDIDATE_RE.lastIndex = 0
@@ -89,6 +91,8 @@ export function findStatus(s: string, skipFrom: number, skipTo: number): { statu
       STATUS_CANDIDATE_RE.lastIndex = skipTo
       continue
     }
+    // a source file's line number (`llama.go:459: error starting …`, `app.py:503:`) is no status
+    if (s.charCodeAt(i - 1) === 58 && SOURCE_LINE_BEFORE_RE.test(s.slice(Math.max(0, i - 12), i))) continue
     // glued to the words after it (`status code 429This request …`): only a status keyword before it counts
     const glued = isLetter(s.charCodeAt(i + 3))
     if (glued ? leftKeyword(s, i) : leftKeyword(s, i) || rightReason(s, i + 3) || lineStartStatus(s, i) || lineStartColonStatus(s, i)) return { status: Number(m[1]), index: i }
