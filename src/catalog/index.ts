@@ -262,8 +262,13 @@ export function providerOfText(text: string): ProviderEvidence | null {
   return providerOfHosts(t) ?? providerOfMarkers(t)
 }
 
+/** The top-level domains of the catalogue's hosts, lower and upper case: a text without one names no host. */
+const TLDS: ReadonlyArray<string> = [...new Set(HOSTS.flatMap((h) => [h.slice(h.lastIndexOf(".")), h.slice(h.lastIndexOf(".")).toUpperCase()]))]
+
 /** The provider of an API host in the text (with or without a scheme), or null. */
 export function providerOfHosts(t: string): ProviderEvidence | null {
+  // most records name no host at all: one indexOf per top-level domain says so before any scan
+  if (!TLDS.some((tld) => t.indexOf(tld) !== -1)) return null
   let hit: RegExpExecArray | null = null
   let host = ""
   for (const k of hostGate.candidates(t)) {

@@ -340,8 +340,8 @@ function decide(d: Draft, text: string): ParseResult | null {
   if (d.message !== null && !d.messageHinted) readHints(d.message, d)
   if (d.htmlSeen && !d.jsonBody) d.bodyNotJson = true
   if (
-    text.indexOf(".") !== -1 && namesOtherApiHost(text.length > 8192 ? text.slice(0, 8192) : text) &&
-    !d.sawLlmPath && d.model === null && d.provider === null && !LLM_WORDS_RE.test(text) && providerOfHosts(text) === null
+    !d.sawLlmPath && d.model === null && d.provider === null && text.indexOf(".") !== -1 &&
+    namesOtherApiHost(text.length > 8192 ? text.slice(0, 8192) : text) && !LLM_WORDS_RE.test(text) && providerOfHosts(text) === null
   ) {
     return IGNORED["not an API call"]
   }
