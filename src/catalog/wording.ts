@@ -22,7 +22,7 @@ export const wording = {
   invalidRequest:
     /maximum context length|maximum model length|exceeds the available context size|\bblocked due to (?:SAFETY|RECITATION|PROHIBITED_CONTENT|BLOCKLIST|SPII)\b|inappropriate content|content security warning|\binvalid request: |\binvalid type: parameter\b|context[_ ]length[_ ]exceeded|content[_ ]policy[_ ]violation|\bdoes not support (?:function calling|tools|tool use|tool calls|images?|image input|vision|system (?:messages|prompts?)|streaming|json mode|response_format|structured outputs?)\b|参数错误|参数不合法|超出(?:模型)?最大上下文|上下文长度超|输入内容过长|内容安全审核/i,
   permission:
-    /\b(?:do|does) not have (?:access|permission) to|\bpermission '[^'\n]{1,100}' denied\b|not allowed to access|permission denied|\bno permission to (?:access|use|call)\b|has not activated the model|无权限|没有权限|权限不足|不在白名单/i
+    /\b(?:do|does) not have (?:access|permission) to|\bpermission '[^'\n]{1,100}' denied\b|not allowed to access|permission denied|\bno permission to (?:access|use|call)\b|has not activated the model|\buser location is not supported\b|无权限|没有权限|权限不足|不在白名单/i
 } as const
 
 /** The order in which wording is tried when no status is given: the most specific first. */

@@ -1072,5 +1072,19 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
   it("an LLM client's exception class in the middle of a line is a failed call", () => {
     expect(parseRecord(`Retrying after failure: com.example.openai.OpenAiHttpException: {"detail":"Not Found"}`)._tag).toBe("Failure")
   })
+
+  it("`529 Overloaded`, an error's `http_status_code`, and an interrupted stream's wording", () => {
+    expect(failure("API Error: 529 Overloaded after 10 retries").f.status).toBe(529)
+    expect(failure(`{"error": {"message": "Input validation error: inputs must be <= 4096 tokens", "http_status_code": 422}}`).f.status).toBe(422)
+    expect(failure("chat call failed: peer closed connection without sending complete message body (incomplete chunked read)").c.category).toBe("transport")
+    expect(failure("Gemini error: User location is not supported for the API use.").c.category).toBe("permission")
+  })
+
+  it("Spring AI Alibaba's `[Code] <status> message`", () => {
+    const { f, c } = failure("com.alibaba.cloud.ai.dashscope.common.DashScopeException: [Throttling.RateQuota] <429> Requests rate limit exceeded, please try again later. (requestId: 0a1b)")
+    expect(f.code).toBe("Throttling.RateQuota")
+    expect(f.status).toBe(429)
+    expect(c.category).toBe("rate_limit")
+  })
 })
 

@@ -178,7 +178,7 @@ export function httpStatusOf(o: Record<string, unknown>): number | null {
   const meta = o["$metadata"]
   return (
     toStatus(o["http_code"]) ?? toStatus(o["http_status"]) ?? toStatus(o["httpStatus"]) ?? toStatus(o["status_code"]) ??
-    toStatus(o["httpStatusCode"]) ?? (isRecord(meta) ? toStatus(meta["httpStatusCode"]) : null) ??
+    toStatus(o["httpStatusCode"]) ?? toStatus(o["http_status_code"]) ?? (isRecord(meta) ? toStatus(meta["httpStatusCode"]) : null) ??
     // Mistral's envelope: `{"object": "error", …, "code": "1300", "raw_status_code": 429}`
     toStatus(o["raw_status_code"]) ??
     // a gateway's error naming the status its upstream (the provider) answered

@@ -17,7 +17,7 @@ const REASONS = [
   "request entity too large", "unsupported media type", "unprocessable", "too many requests",
   "internal server error", "internal error", "an internal error", "server error", "client error", "page not found", "not implemented", "bad gateway",
   "service unavailable", "service temporarily unavailable", "gateway timeout", "gateway time-out",
-  "web server", "connection timed out", "origin is unreachable", "a timeout occurred",
+  "web server", "connection timed out", "origin is unreachable", "a timeout occurred", "overloaded",
   "ssl handshake failed", "invalid ssl certificate", "unavailable", "resource_exhausted",
   "resource exhausted", "deadline_exceeded", "deadline exceeded", "permission_denied", "unauthenticated", "status code",
   "provider returned error", "rate limit", "rate-limit",
