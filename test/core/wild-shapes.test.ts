@@ -1086,5 +1086,10 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(f.status).toBe(429)
     expect(c.category).toBe("rate_limit")
   })
+
+  it("tiktoken's `model not found. Using cl100k_base encoding` is a warning, not the failure", () => {
+    const { c } = failure("WARNING: Warning: model not found. Using cl100k_base encoding.\nINFO: Retrying request to /chat/completions in 0.8 seconds\nERROR: Connection error.\nopenai.APIConnectionError: Connection error.")
+    expect(c.category).toBe("transport")
+  })
 })
 

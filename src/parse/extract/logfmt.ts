@@ -42,7 +42,7 @@ const CODE_MSG_RE = /(?<![\w-])(?:error_?)?code:[ \t]?(\d{1,7}), (?:error_)?msg:
 const ERROR_CODE_DASH_RE = /\bError: (\d{4,6})-(?=[A-Za-z\u4e00-\u9fff])/
 const STATUS_NAMED_CODE_RE = /\bCode: [1-5]\d\d, status: ([A-Z][A-Za-z]{2,40}(?:\.[A-Z][A-Za-z]{2,40}){0,2}), message: /
 /** Spring AI Alibaba's DashScopeException: `[InvalidParameter] <400> message`. */
-const BRACKET_CODE_ANGLE_STATUS_RE = /\[([A-Z][\w.]{2,60})\] <([45]\d\d)> /
+const BRACKET_CODE_ANGLE_STATUS_RE = /\[([A-Za-z][\w.]{2,60})\] <([45]\d\d)> /
 const LEADING_CODE_RE = /^[ \t]{0,8}(\d{4,6})(?::|,)[ \t](?=[A-Za-z\u4e00-\u9fff])/
 
 /** The Go SDK v2's `https response error StatusCode: 429, RequestID: …`. */
