@@ -1091,5 +1091,11 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     const { c } = failure("WARNING: Warning: model not found. Using cl100k_base encoding.\nINFO: Retrying request to /chat/completions in 0.8 seconds\nERROR: Connection error.\nopenai.APIConnectionError: Connection error.")
     expect(c.category).toBe("transport")
   })
+
+  it("the model in the Inference API's URL, in `ollama run <model>` and in `request to '<model>'`", () => {
+    expect(failure("429 Client Error: Too Many Requests for url: https://api-inference.huggingface.co/models/acme/tiny-bert").f.model).toBe("acme/tiny-bert")
+    expect(failure("$ ollama run hf.co/acme/tiny-gguf:Q4_K_M\nError: 500 Internal Server Error: unable to load model").f.model).toBe("hf.co/acme/tiny-gguf:Q4_K_M")
+    expect(failure("ERROR: Error while sending chat request to 'imagen-3.0-generate-002': 400 Bad Request").f.model).toBe("imagen-3.0-generate-002")
+  })
 })
 

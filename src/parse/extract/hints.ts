@@ -33,6 +33,12 @@ const MODEL_PATH_RE = /\/(?:engines|deployments)\/([A-Za-z0-9][\w.:-]{0,127})\//
 /** Gemini / Vertex `models/gemini-1.5-pro:generateContent`, `models/x is not found`; Bedrock `/model/<id>/invoke`. */
 const MODEL_GOOGLE_RE = /\bmodels\/([A-Za-z0-9][\w.-]{0,127})(?=:[a-zA-Z]|:?[\s'"`,)]|$)/
 /** Hugging Face's router and inference API: `/models/Qwen/Qwen2.5-Coder-32B-Instruct/v1/chat/completions`. */
+/** The serverless Inference API's URL names the model after `/models/` (`api-inference.huggingface.co/models/<org>/<name>`). */
+const MODEL_HF_INFERENCE_RE = /api-inference\.huggingface\.co\/models\/([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.-]{0,127})/
+/** The model `ollama run` was given (`ollama run qwen2.5:7b`, `ollama run hf.co/org/name-gguf:Q4_K_M`). */
+const MODEL_OLLAMA_RUN_RE = /\bollama run ([A-Za-z0-9][\w.:/@+-]{0,159})/
+/** A call named by what it was sent to: `Error while sending chat request to 'imagen-3.0-generate-002'`. */
+const MODEL_REQUEST_TO_RE = /\brequest to ['"`]([A-Za-z0-9][\w.:@+-]{1,100})['"`]/
 const MODEL_HF_PATH_RE = /\/models\/([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.-]{0,127})\/(?:v\d|pipeline)/
 /** A model named before the word: `the ［doubao-seed-1-6 model`, `for the gpt-4o model`. */
 const MODEL_BEFORE_RE = /\b(?:the|use|using)[ \t]{1,3}[［\[`'"]?([A-Za-z][\w.:/-]{1,127})[］\]`'"]?[ \t]{1,3}model\b/
@@ -92,7 +98,7 @@ const ARROW_AFTER_RE = /^[ \t]{0,4}(?:→|->|=>)/
 const BAR_AFTER_RE = /^[ \t]{1,8}\|/
 
 /** Patterns whose capture is the model by the API's design (`/wenxinworkshop/chat/completions_pro`). */
-const SLOT_RES: ReadonlySet<RegExp> = new Set([MODEL_QIANFAN_PATH_RE, MODEL_PATH_RE])
+const SLOT_RES: ReadonlySet<RegExp> = new Set([MODEL_QIANFAN_PATH_RE, MODEL_PATH_RE, MODEL_HF_INFERENCE_RE, MODEL_OLLAMA_RUN_RE])
 
 /** A router's `[provider/model] [503]: …` (OmniRoute, 9router): the model after the provider, in brackets before the bracketed status. */
 const MODEL_ROUTER_BRACKET_RE = /\[[A-Za-z0-9][\w.:@+-]{0,60}\/([\w.:@+-]{1,80}(?:\/[\w.:@+-]{1,80}){0,2})\] \[[45]\d\d\]/
@@ -124,7 +130,10 @@ const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["deployment", MODEL_DEPLOYMENT_KV_RE],
   ["limit_", MODEL_OPENROUTER_LIMIT_RE],
   ["No endpoints found for ", MODEL_NO_ENDPOINTS_RE],
-  [" is temporarily rate-limited", MODEL_UPSTREAM_RE]
+  [" is temporarily rate-limited", MODEL_UPSTREAM_RE],
+  ["api-inference.huggingface.co/models/", MODEL_HF_INFERENCE_RE],
+  ["ollama run ", MODEL_OLLAMA_RUN_RE],
+  ["request to ", MODEL_REQUEST_TO_RE]
 ]
 
 /** Which of MODEL_GATED's markers are in a text, found in the pass the catalogue's gates share (a marker's `indexOf` each cost more). */
