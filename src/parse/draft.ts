@@ -270,8 +270,14 @@ export function isNullWord(s: string): boolean {
 }
 
 export function isModelLike(v: string): boolean {
-  return v.length >= 2 && /[A-Za-z]/.test(v) && /[\d/\-.:]/.test(v) && !RATE_TIER_RE.test(v) && !CODE_EXPR_RE.test(v)
+  return v.length >= 2 && /[A-Za-z]/.test(v) && /[\d/\-.:]/.test(v) && !RATE_TIER_RE.test(v) && !CODE_EXPR_RE.test(v) && !UUID_RE.test(v) && !BLOB_RE.test(v)
 }
+
+/** A content-addressed file (Ollama's `…/models/blobs/sha256-<64 hex>`) is no model's name either. */
+const BLOB_RE = /sha256[-:][0-9a-f]{32,}/i
+
+/** A UUID (Xinference's model uid in `/v1/models/<uid>`, a request id) is no model's name. */
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** A code expression where a value would stand (`modelId=self.model_id` in a traceback's source line). */
 const CODE_EXPR_RE = /^(?:self|this|cls)\./

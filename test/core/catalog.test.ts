@@ -52,14 +52,14 @@ describe("the corpus", () => {
  * holdout part) are printed by `npm run eval`, and on the 1159 records of 2026-11-25 (the wild2-,
  * wild3- and wild4- files added) the holdout part measured 92.1 / 92.7 / 94.7 / 92.7 / 91.8 %
  * (category / status / kind / code / model; not dropped 96.1 %), the tune part 99.1 / 98.7 / 99.6 /
- * 98.8 / 98.6 % (not dropped 99.1 %). With the wild9- to wild16- files (2046 records)
- * the holdout part measured 90.3 / 91.6 / 97.9 / 91.2 / 89.4 % (not dropped 92.8 %), the tune part
- * 96.8 / 96.5 / 99.4 / 95.9 / 95.7 % (not dropped 97.1 %): the new records are harder, and the
+ * 98.8 / 98.6 % (not dropped 99.1 %). With the wild9- to wild18- files (2166 records)
+ * the holdout part measured 89.8 / 91.1 / 97.9 / 91.1 / 89.1 % (not dropped 92.6 %), the tune part
+ * 96.8 / 96.4 / 99.4 / 95.8 / 96.0 % (not dropped 96.9 %): the new records are harder, and the
  * floors moved down with them.
  */
 const FLOORS: Record<"tune" | "holdout", Partial<Record<Field, number>>> = {
-  tune: { ignored: 0.966, category: 0.963, status: 0.96, kind: 0.99, code: 0.954, model: 0.952 },
-  holdout: { ignored: 0.922, category: 0.898, status: 0.91, kind: 0.975, code: 0.907, model: 0.889 }
+  tune: { ignored: 0.964, category: 0.963, status: 0.959, kind: 0.99, code: 0.953, model: 0.955 },
+  holdout: { ignored: 0.921, category: 0.894, status: 0.907, kind: 0.975, code: 0.906, model: 0.886 }
 }
 
 describe("accuracy on the corpus (npm run eval)", () => {

@@ -1097,5 +1097,21 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("$ ollama run hf.co/acme/tiny-gguf:Q4_K_M\nError: 500 Internal Server Error: unable to load model").f.model).toBe("hf.co/acme/tiny-gguf:Q4_K_M")
     expect(failure("ERROR: Error while sending chat request to 'imagen-3.0-generate-002': 400 Bad Request").f.model).toBe("imagen-3.0-generate-002")
   })
+
+  it("a self-hosted server that cannot load its model, and Windows' forcibly closed connection", () => {
+    const oom = failure(`Jan 02 10:00:00 gpu ollama[1]: ERROR [load_model] unable to load model | model="/var/lib/ollama/models/blobs/sha256-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"`)
+    expect(oom.c.category).toBe("server_error")
+    expect(oom.f.model).toBeNull()
+    expect(failure(`Error: Post "http://127.0.0.1:11434/api/chat": read tcp 127.0.0.1:5->127.0.0.1:11434: wsarecv: An existing connection was forcibly closed by the remote host.`).c.category).toBe("transport")
+  })
+
+  it("a UUID in a models path is no model", () => {
+    expect(failure("HTTPConnectionPool(host='127.0.0.1', port=9997): Max retries exceeded with url: /v1/models/dc8806e0-a2d5-11ee-a945-af9ec0ae1fcf (Caused by NewConnectionError('Connection refused'))").f.model).toBeNull()
+  })
+
+  it("a client that cannot connect to the API, and a relay's `token expired or incorrect`", () => {
+    expect(failure("Internal error: API Error: Unable to connect to API (ConnectionRefused)").c.category).toBe("transport")
+    expect(failure("Error: token expired or incorrect").c.category).toBe("auth_key")
+  })
 })
 
