@@ -6,7 +6,7 @@
  */
 import type { Category } from "../classify/Event.js"
 import { loadFamilies } from "./load.js"
-import { LiteralGate } from "./literalGate.js"
+import { LiteralGate, escapeRegExp } from "./literalGate.js"
 import type { CatalogEntry, EntryMatch, ProviderFamily } from "./types.js"
 
 export type { CatalogEntry, ProviderFamily } from "./types.js"
@@ -177,7 +177,6 @@ export function lookup(r: CatalogInput, categoryOrder: ReadonlyArray<Category>):
 
 const familyById = new Map(families.map((f) => [f.id, f]))
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /**
  * Every API host as a pattern of its own, as a host or the suffix of one (`x.openai.azure.com`),
@@ -187,7 +186,7 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 const hostFamily = new Map<string, string>()
 for (const f of families) for (const h of f.hosts) hostFamily.set(h.toLowerCase(), f.id)
 const HOSTS: ReadonlyArray<string> = [...hostFamily.keys()].sort((a, b) => b.length - a.length)
-const HOST_RES: ReadonlyArray<RegExp> = HOSTS.map((h) => new RegExp(`(?<![A-Za-z0-9-])${escape(h)}(?![A-Za-z0-9-]|\\.[A-Za-z])`, "i"))
+const HOST_RES: ReadonlyArray<RegExp> = HOSTS.map((h) => new RegExp(`(?<![A-Za-z0-9-])${escapeRegExp(h)}(?![A-Za-z0-9-]|\\.[A-Za-z])`, "i"))
 const hostGate = new LiteralGate(HOST_RES)
 
 type Markers = ReadonlyArray<readonly [RegExp, string]>
@@ -207,18 +206,9 @@ class MarkerSet {
   }
   /** The family of the first marker in the text, and the text it matched. */
   find(t: string): { readonly provider: string; readonly text: string } | null {
-    let hit: RegExpExecArray | null = null
-    let hitInsensitive = true
-    for (const k of this.gate.candidates(t)) {
-      const m = this.markers[k]![0].exec(t)
-      if (m === null) continue
-      const ci = this.insensitive[k]!
-      if (hit === null || m.index < hit.index || (m.index === hit.index && hitInsensitive && !ci)) {
-        hit = m
-        hitInsensitive = ci
-      }
-    }
-    if (hit === null) return null
+    const found = this.gate.leftmost(t, (k, held) => this.insensitive[held]! && !this.insensitive[k]!)
+    if (found === null) return null
+    const hit = found.match
     for (const [re, id] of this.markers) {
       const m = re.exec(hit[0])
       if (m !== null && m[0] === hit[0]) return { provider: id, text: hit[0] }
@@ -269,18 +259,10 @@ const TLDS: ReadonlyArray<string> = [...new Set(HOSTS.flatMap((h) => [h.slice(h.
 export function providerOfHosts(t: string): ProviderEvidence | null {
   // most records name no host at all: one indexOf per top-level domain says so before any scan
   if (!TLDS.some((tld) => t.indexOf(tld) !== -1)) return null
-  let hit: RegExpExecArray | null = null
-  let host = ""
-  for (const k of hostGate.candidates(t)) {
-    const m = HOST_RES[k]!.exec(t)
-    if (m !== null && (hit === null || m.index < hit.index)) {
-      hit = m
-      host = HOSTS[k]!
-    }
-  }
-  if (hit === null) return null
-  const id = hostFamily.get(host)
-  return id === undefined ? null : { provider: id, via: "host", text: hit[0] }
+  const found = hostGate.leftmost(t)
+  if (found === null) return null
+  const id = hostFamily.get(HOSTS[found.pattern]!)
+  return id === undefined ? null : { provider: id, via: "host", text: found.match[0] }
 }
 
 /**

@@ -10,6 +10,9 @@
  * classes and optional parts) is always run.
  */
 
+/** `s` as a pattern that matches exactly it. */
+export const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
 /** The shortest literal worth a table entry. */
 const MIN_LITERAL = 4
 
@@ -210,7 +213,7 @@ export class LiteralGate {
   private lastText: string | null = null
   private lastOut: number[] = []
 
-  constructor(patterns: ReadonlyArray<RegExp>) {
+  constructor(readonly patterns: ReadonlyArray<RegExp>) {
     if (gates === 32) throw new Error("LiteralGate: at most 32 gates")
     this.bit = 1 << gates++
     scannedText = null
@@ -262,6 +265,29 @@ export class LiteralGate {
     this.lastText = t
     this.lastOut = out
     return out
+  }
+
+  /**
+   * The first match of the patterns in `t`: the leftmost, and at one place the first pattern in
+   * order, unless `ahead(k, held)` puts pattern `k` before the one held. What one alternation of
+   * the patterns, tried left to right, would find.
+   */
+  leftmost(t: string, ahead?: (k: number, held: number) => boolean): { readonly match: RegExpExecArray; readonly pattern: number } | null {
+    let match: RegExpExecArray | null = null
+    let pattern = -1
+    for (const k of this.candidates(t)) {
+      const m = this.patterns[k]!.exec(t)
+      if (m !== null && (match === null || m.index < match.index || (m.index === match.index && ahead?.(k, pattern) === true))) {
+        match = m
+        pattern = k
+      }
+    }
+    return match === null ? null : { match, pattern }
+  }
+
+  /** Whether any of the patterns matches `t`. */
+  test(t: string): boolean {
+    return this.candidates(t).some((k) => this.patterns[k]!.test(t))
   }
 }
 

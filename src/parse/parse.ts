@@ -314,9 +314,8 @@ const OTHER_API_HOSTS: ReadonlyArray<RegExp> = [
   /\bapi\.twitter\.com\b/i, /\bpypi\.org\b/i, /\bregistry\.npmjs\.org\b/i, /\bregistry-1\.docker\.io\b/i,
   /\b(?:docs\.)?upstash\.(?:com|io)\b/i
 ]
-/** Which of OTHER_API_HOSTS can be in a text: one pass, then only those are run. */
-const otherApiGate = new LiteralGate(OTHER_API_HOSTS)
-const namesOtherApiHost = (t: string): boolean => otherApiGate.candidates(t).some((k) => OTHER_API_HOSTS[k]!.test(t))
+/** OTHER_API_HOSTS behind a literal gate: one pass, then only those whose host is there are run. */
+const otherApiHosts = new LiteralGate(OTHER_API_HOSTS)
 
 /** httpx's INFO line as openai-python and others log every attempt: `HTTP Request: POST <url> "HTTP/1.1 200 OK"`. */
 const HTTPX_LINE_RE = /HTTP Request: [A-Z]{3,7} [^\s"]{1,500} "HTTP\/[\d.]{1,3} (\d{3})[^"\n]{0,60}"/g
@@ -341,7 +340,7 @@ function decide(d: Draft, text: string): ParseResult | null {
   if (d.htmlSeen && !d.jsonBody) d.bodyNotJson = true
   if (
     !d.sawLlmPath && d.model === null && d.provider === null && text.indexOf(".") !== -1 &&
-    namesOtherApiHost(text.length > 8192 ? text.slice(0, 8192) : text) && !LLM_WORDS_RE.test(text) && providerOfHosts(text) === null
+    otherApiHosts.test(text.length > 8192 ? text.slice(0, 8192) : text) && !LLM_WORDS_RE.test(text) && providerOfHosts(text) === null
   ) {
     return IGNORED["not an API call"]
   }

@@ -9,6 +9,7 @@
  * The ticket's `fingerprint` is `hash64Hex` of the signature: 16 hex characters, stable across
  * restarts and versions as long as `tickets.groupBy` does not change.
  */
+import { escapeRegExp } from "../catalog/literalGate.js"
 import type { FailureEvent } from "../classify/Event.js"
 import { hash64Hex, maskMessage } from "../classify/classify.js"
 import type { TicketGroupLabel } from "../config/Config.js"
@@ -18,7 +19,6 @@ export const TICKET_GROUP_LABELS: ReadonlyArray<TicketGroupLabel> = ["model", "s
 
 export const MODEL_MASK = "<model>"
 
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /**
  * The message with the event's model name replaced by `<model>`: the full name and its last path

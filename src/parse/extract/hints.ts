@@ -5,7 +5,7 @@
 import { type Draft, isModelLike, isNullWord, setClass, setModel, trimPunct } from "../draft.js"
 import { findClass } from "./sdkException.js"
 import { transportSignature } from "./transport.js"
-import { LiteralGate } from "../../catalog/literalGate.js"
+import { LiteralGate, escapeRegExp } from "../../catalog/literalGate.js"
 
 /** `model: x`, `"model_name": "x"`, Gemini's `"modelVersion": "gemini-2.0-flash"` (its responses and stream frames). */
 const MODEL_KV_RE = /(?:\b|(?<=_))model(?:_name|Name|_id|Id|ID|Version)?\\?["']?[ \t]{0,3}[:=][ \t]{0,3}(\\?["'`]?)([A-Za-z0-9][\w.:/@+-]{0,127})/i
@@ -137,7 +137,7 @@ const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
 ]
 
 /** Which of MODEL_GATED's markers are in a text, found in the pass the catalogue's gates share (a marker's `indexOf` each cost more). */
-const modelGate = new LiteralGate(MODEL_GATED.map(([marker]) => new RegExp(marker.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))))
+const modelGate = new LiteralGate(MODEL_GATED.map(([marker]) => new RegExp(escapeRegExp(marker))))
 
 const REQUEST_ID_RES = [
   /\bx-request-id\\?["']?[ \t]{0,3}[:=][ \t]{0,3}\\?["']?([A-Za-z0-9][\w-]{5,127})/i,
@@ -223,8 +223,8 @@ function readModel(s: string, d: Draft): void {
   }
   for (const k of modelGate.candidates(s)) {
     const [marker, re] = MODEL_GATED[k]!
-    // a marker too short for the gate's table is a candidate always
-    if (marker.length < 4 && s.indexOf(marker) === -1) continue
+    // a marker too short for the gate's table is a candidate always: it must be in the text
+    if (s.indexOf(marker) === -1) continue
     const m = re.exec(s)
     if (m !== null) {
       const v = trimPunct(m[1].indexOf("%") === -1 ? m[1] : decodePath(m[1]))
