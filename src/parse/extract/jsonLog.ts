@@ -163,7 +163,7 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
     const m = o[mk]
     if (typeof m !== "string" || m === "") continue
     const t = str(o[tk])
-    readText(t !== null && EXCEPTION_TYPE_RE.test(t) ? `${t}: ${m}` : m, d, depth + 1)
+    readText(exceptionLine(t, m), d, depth + 1)
   }
   const thrown = o["thrown"]
   // log4j2 JsonLayout's `thrown`: {name, message, localizedMessage, extendedStackTrace}
@@ -240,6 +240,9 @@ function readMessageText(v: string, d: Draft, depth: number): void {
 /** A class name as an exception type key holds it (`openai.RateLimitError`, `com.acme.FooException`). */
 const EXCEPTION_TYPE_RE = /^[A-Za-z_][\w.$]{0,200}$/
 
+/** An exception's class and message as the `Class: message` line its runtime prints (the message alone when the type is no class name). */
+const exceptionLine = (type: string | null, message: string): string => (type !== null && EXCEPTION_TYPE_RE.test(type) ? `${type}: ${message}` : message)
+
 /**
  * A structured exception: loguru's `{type, value}`, Sentry's `{values: [{type, value, module}]}`
  * (the last is the one raised), structlog's dict_tracebacks `[{exc_type, exc_value}]` (the first
@@ -258,7 +261,7 @@ function readExceptionValue(v: object, d: Draft, depth: number): void {
     if (t !== null && EXCEPTION_TYPE_RE.test(t)) setClass(d, t)
     return
   }
-  readText(t !== null && EXCEPTION_TYPE_RE.test(t) ? `${t}: ${m}` : m, d, depth)
+  readText(exceptionLine(t, m), d, depth)
 }
 
 /** The final line of a Python traceback (`openai.APITimeoutError: Request timed out.`), or the text. */
