@@ -53,9 +53,9 @@ export function looksLikeObject(text: string): boolean {
   return i !== -1 && (text.charCodeAt(i) === 123 || text.charCodeAt(i) === 0xff5b)
 }
 
-export function firstNonSpace(text: string): number {
+export function firstNonSpace(text: string, from = 0): number {
   const n = text.length
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < n; i++) {
     const c = text.charCodeAt(i)
     if (c !== 32 && c !== 9 && c !== 10 && c !== 13 && c !== 0xfeff && c !== 0x3000 && c !== 0xa0) return i
   }

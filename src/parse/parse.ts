@@ -149,7 +149,7 @@ function stainlessJavaClass(d: Draft): boolean {
 /** Chat front-ends that only call model APIs: an error they report is an API call's (`403: Open WebUI: Server Connection Error`). */
 const LLM_UI_SRC = "open ?web ?ui|lobe ?chat|nextchat|librechat|anythingllm|cherry ?studio"
 const LLM_CONTEXT_RE = new RegExp(
-  "openai|anthropic|litellm|\\bllm|\\bgpt|claude|gemini|generative ?ai|genai|bedrock|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|moonshot|zhipu|\\/v\\d+\\/|completions|embeddings|\\bchat\\b|\\bmodels?\\b|\\bapi\\b|RateLimitError|APIConnectionError|APITimeoutError|模型|" +
+  "openai|anthropic|litellm|\\bllm|\\bgpt|claude|gemini|generative ?ai|genai|调用 ?ai\\b|bedrock|deepseek|qwen|siliconflow|mistral|groq|ollama|dashscope|moonshot|zhipu|\\/v\\d+\\/|completions|embeddings|\\bchat\\b|\\bmodels?\\b|\\bapi\\b|RateLimitError|APIConnectionError|APITimeoutError|模型|" +
     // LLM frameworks name themselves in class and logger names (`dev.langchain4j.exception.TimeoutException`)
     "langchain|llama_?index|semantic ?kernel|springframework\\.ai|" + LLM_UI_SRC,
   "i"
@@ -164,7 +164,7 @@ const LLM_WORDS_RE = new RegExp(
 
 /** An LLM call's failure in an application's words: the call named, then the failure, on one line. */
 const LLM_CALL_ERROR_RE =
-  /\b(?:llm|completions?|inference)\b[^\n]{0,40}?\b(?:error|failed|failure|empty)\b|\b(?:error|failed|failure)\b[^\n]{0,24}?\b(?:llm|completions?|stream response)\b/i
+  /\b(?:llm|completions?|inference|model (?:request|call|invocation|api))\b[^\n]{0,40}?\b(?:error|failed|failure|empty)\b|\b(?:error|failed|failure)\b[^\n]{0,24}?\b(?:llm|completions?|stream response)\b|(?:\bllm|gpt|\bai|openai|claude|gemini|deepseek|模型)[ \t]{0,2}(?:api[ \t]{0,2})?(?:请求|调用|接口)(?:失败|异常|出错)/i
 const SUCCESS_RE = /\b(?:success(?:fully)?|succeeded|completed|resolved|recovered)\b/i
 
 /** An exception class, then its message: `XyzError: …`, `com.acme.FooException: …` (leading a line or after a space). */

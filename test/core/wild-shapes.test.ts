@@ -1113,5 +1113,38 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("Internal error: API Error: Unable to connect to API (ConnectionRefused)").c.category).toBe("transport")
     expect(failure("Error: token expired or incorrect").c.category).toBe("auth_key")
   })
-})
+  it("Starlette's `500: <detail>` around the upstream's own status: the later status is the call's", () => {
+    const inner = failure(`{"detail": "500: Error code: 400 - {'error': {'message': 'Unsupported parameter: temperature', 'type': 'invalid_request_error', 'code': 'unsupported_parameter'}}"}`)
+    expect(inner.f.status).toBe(400)
+    expect(inner.c.category).toBe("invalid_request")
+    expect(failure("500: An error occurred while streaming the response: 429 Too Many Requests.").f.status).toBe(429)
+    expect(failure("413: Maximum content size limit exceeded").f.status).toBe(413)
+    expect(parseRecord(`{"detail": "processing finished"}`)._tag).toBe("Ignored")
+  })
 
+  it("openai-node's `${status} ${message}` with a lower-case message that says what failed", () => {
+    expect(failure("401 token expired or incorrect").f.status).toBe(401)
+    expect(failure("403 access to this model is not allowed for your group").c.category).toBe("permission")
+    expect(parseRecord("500 items were processed")._tag).toBe("Ignored")
+  })
+
+  it("an application's own access line under the call's failure does not give the status", () => {
+    const { f, c } = failure(`调用 OpenAI API 时出错: Error code: 401 - {'message': "HMAC signature cannot be verified"}\nINFO:     127.0.0.1:21222 - "POST /api/tasks/generate HTTP/1.1" 500 Internal Server Error`)
+    expect(f.status).toBe(401)
+    expect(c.category).toBe("auth_key")
+    // with no other status in the record, the access line still gives it
+    expect(failure(`2024-05-01 10:00:00 ERROR upstream failed\n10.0.0.1 - - [05/Mar/2025 06:06:03] "POST /v1/chat/completions HTTP/1.1" 429 -`).f.status).toBe(429)
+  })
+
+  it("text after a pasted JSON body is read; Go's `Post \"<url>\": EOF` is a transport failure", () => {
+    expect(failure(`{"error":{"message":"Invalid Authentication","type":"invalid_authentication_error"}}\nHTTP_CODE:401`).f.status).toBe(401)
+    expect(failure(`E 2023/09/18 21:54:56 openai.go:54: create chat completion failed: Post "https://relay.example/v1/chat/completions": EOF`).c.category).toBe("transport")
+  })
+
+  it("an LLM call's failure in an application's words, English and Chinese", () => {
+    expect(parseRecord("Model Request failed. Please try again later. (4054)")._tag).toBe("Failure")
+    expect(parseRecord("2023/02/01 23:45:07 ChatGPT 请求失败 请稍后重试.")._tag).toBe("Failure")
+    expect(failure("调用AI生成标准时出错: Request timed out.").c.category).toBe("transport")
+    expect(failure("03:26:42 - openhands:ERROR: session.py:349 - Agent status error: STATUS$ERROR_LLM_AUTHENTICATION").c.category).toBe("auth_key")
+  })
+})

@@ -44,6 +44,9 @@ export default {
     { id: "common.grpc.invalid-argument", match: { type: ["INVALID_ARGUMENT", "FAILED_PRECONDITION", "OUT_OF_RANGE"] }, category: "invalid_request", samples: ["s049"] },
     { id: "common.grpc.internal", match: { type: ["INTERNAL", "UNKNOWN", "DATA_LOSS"] }, category: "server_error", samples: ["s099"] },
     { id: "common.grpc.deadline-exceeded", match: { type: "DEADLINE_EXCEEDED" }, category: "transport", samples: ["s099"] },
-    { id: "common.grpc.not-found-model", match: { type: "NOT_FOUND", message: /\bmodels?\b/i }, category: "model_not_found", samples: ["s049"] }
+    { id: "common.grpc.not-found-model", match: { type: "NOT_FOUND", message: /\bmodels?\b/i }, category: "model_not_found", samples: ["s049"] },
+    // agent frameworks' own ids for an LLM call's failure: OpenHands' agent controller maps
+    // litellm's AuthenticationError to `STATUS$ERROR_LLM_AUTHENTICATION`
+    { id: "common.openhands.llm-authentication", match: { message: /STATUS\$ERROR_LLM_AUTHENTICATION\b/i }, category: "auth_key", samples: ["w19ab-022"], doc: "https://github.com/All-Hands-AI/OpenHands/blob/main/openhands/controller/agent_controller.py" }
   ]
 } satisfies ProviderFamily

@@ -21,9 +21,14 @@ export function readText(s: string, d: Draft, depth: number): void {
   const first = firstNonSpace(s)
   if (first === -1) return
   if (s.charCodeAt(first) === 123 && depth < MAX_DEPTH) {
-    const v = parseJsonText(s)
+    const parsed = parseJsonText(s)
+    const v = parsed?.value
     if (isRecord(v) && Object.keys(v).length > 0) {
       readLogObject(v, d, depth + 1)
+      // a line of text after the object (`HTTP_CODE:401` under a pasted body) is read too; another
+      // JSON log line after it is not (a record of JSON lines is read by its first)
+      const rest = parsed!.end < s.length ? firstNonSpace(s, parsed!.end) : -1
+      if (rest !== -1 && s.charCodeAt(rest) !== 123) readText(s.slice(rest), d, depth + 1)
       return
     }
   }
@@ -53,7 +58,7 @@ export function readText(s: string, d: Draft, depth: number): void {
   }
 
   // An HTTP response dump: status line, headers, blank line, body.
-  readStatusLine(s, d, body === null)
+  const accessStatus = readStatusLine(s, d, body === null)
 
   // HTML error pages: the message is the page title.
   readHtml(s, d)
@@ -70,6 +75,10 @@ export function readText(s: string, d: Draft, depth: number): void {
       setStatus(d, found.status, lineAround(s, found.index))
       statusAt = found.index
     }
+  }
+  if (d.status === null && accessStatus !== null) {
+    d.from = "http-dump"
+    setStatus(d, accessStatus.status, accessStatus.text)
   }
   // a Java exception chain: the last `Caused by:` is the root cause, the class that says what failed
   if (s.indexOf("\nCaused by: ") !== -1 && d.errorClass === null) {
@@ -156,15 +165,16 @@ function lastCausedBy(s: string): { name: string; message: string } | null {
 /** Google's QuotaFailure violation, however printed: `quotaId:GenerateRequestsPerDay…`, `"quotaId": "…"`. */
 const QUOTA_ID_RE = /\bquota(?:Id|_id)\\?["']?[ \t]{0,2}[:=][ \t]{0,2}\\?["']?([A-Za-z][\w.\/-]{3,160})/
 
-function parseJsonText(s: string): unknown {
+/** The JSON (or loosely JSON) value `s` starts with, and where it ends. */
+function parseJsonText(s: string): { readonly value: unknown; readonly end: number } | undefined {
   try {
-    return JSON.parse(s) as unknown
+    return { value: JSON.parse(s) as unknown, end: s.length }
   } catch {
     const r = parseLoose(s, firstNonSpace(s))
     // broken early (a string holding unescaped quotes and newlines, a traceback pasted into a
     // JSON-looking record): not an object to read, the record is read as text
-    if (r !== undefined && !r.complete && s.length - r.end > 64 && r.end < s.length * 0.6) return undefined
-    return r?.value
+    if (r === undefined || (!r.complete && s.length - r.end > 64 && r.end < s.length * 0.6)) return undefined
+    return { value: r.value, end: r.end }
   }
 }
 

@@ -12,13 +12,29 @@ const INLINE_STATUS_LINE_RE = /HTTP\/\d(?:\.\d)?"?[ \t]+([1-5]\d\d)\b/
 
 const BODY_SPLIT_RE = /\n(?:<[ \t]*)?\r?\n/
 
-/** A status line (`HTTP/1.1 429 Too Many Requests`); `readBody`: the body after the headers, when no body was found. */
-export function readStatusLine(s: string, d: Draft, readBody: boolean): void {
-  const statusLine = STATUS_LINE_RE.exec(s) ?? INLINE_STATUS_LINE_RE.exec(s)
-  if (statusLine === null) return
+/** An access log's request line before its status: `"POST /api/tasks HTTP/1.1" 500`. */
+const ACCESS_REQUEST_RE = /"(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) [^"\n]{1,500}$/
+
+/**
+ * A status line (`HTTP/1.1 429 Too Many Requests`); `readBody`: the body after the headers, when
+ * no body was found. An access log line in a record of several lines is the application's answer
+ * to its own client, not the call's: its status is returned to be used only when the record
+ * names no other (`调用 OpenAI API 时出错: Error code: 401 …` above `"POST /api/tasks HTTP/1.1" 500`).
+ */
+export function readStatusLine(s: string, d: Draft, readBody: boolean): { readonly status: number; readonly text: string } | null {
+  const head = STATUS_LINE_RE.exec(s)
+  const statusLine = head ?? INLINE_STATUS_LINE_RE.exec(s)
+  if (statusLine === null) return null
+  if (head === null && s.indexOf("\n") !== -1) {
+    const lineStart = s.lastIndexOf("\n", statusLine.index) + 1
+    if (ACCESS_REQUEST_RE.test(s.slice(lineStart, statusLine.index))) {
+      return { status: Number(statusLine[1]), text: lineAround(s, statusLine.index + statusLine[0].length - 3) }
+    }
+  }
   d.from = "http-dump"
   setStatus(d, Number(statusLine[1]), lineAround(s, statusLine.index + statusLine[0].length - 3))
-  if (readBody && STATUS_LINE_RE.test(s)) readDumpBody(s, statusLine.index, d)
+  if (readBody && head !== null) readDumpBody(s, statusLine.index, d)
+  return null
 }
 
 /** The body of an HTTP dump (after the blank line that ends the headers), when it is not JSON. */

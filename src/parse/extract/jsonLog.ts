@@ -184,6 +184,10 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
   } else if (isRecord(o["detail"]) && o["error"] === undefined && d.message === null) {
     // FastAPI's HTTPException body with an object as its detail: `{"detail": {"code": 401, "msg": "…"}}`
     d.hasBody = readBody(o["detail"], d, depth + 1) || d.hasBody
+  } else if (typeof o["detail"] === "string" && d.message === null && onlyKey(o, "detail")) {
+    // FastAPI's HTTPException body with a string detail, which an app re-raising an SDK's error
+    // fills with that error's text: `{"detail": "500: Error code: 400 - {'error': {…}}"}`
+    readMessageText(o["detail"], d, depth + 1)
   }
 
   if (d.timeObjects.length < 4) d.timeObjects.push(o)
@@ -224,6 +228,12 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
     }
   }
   d.from = outer
+}
+
+/** `o` has `key` and nothing else. */
+function onlyKey(o: Record<string, unknown>, key: string): boolean {
+  for (const k in o) if (k !== key) return false
+  return true
 }
 
 const OWN_ERROR_KEY_RE = /error|exception|cause|fail|trace/i

@@ -95,7 +95,14 @@ export function findStatus(s: string, skipFrom: number, skipTo: number): { statu
     if (s.charCodeAt(i - 1) === 58 && SOURCE_LINE_BEFORE_RE.test(s.slice(Math.max(0, i - 12), i))) continue
     // glued to the words after it (`status code 429This request …`): only a status keyword before it counts
     const glued = isLetter(s.charCodeAt(i + 3))
-    if (glued ? leftKeyword(s, i) : leftKeyword(s, i) || rightReason(s, i + 3) || lineStartStatus(s, i) || lineStartColonStatus(s, i)) return { status: Number(m[1]), index: i }
+    if (!glued && lineStartColonStatus(s, i)) {
+      // Starlette's `500: <detail>` around the upstream's own error (`500: Error code: 400 - {…}`,
+      // `500: … streaming the response: 429 Too Many Requests`): a status named later on the
+      // same line is the call's, the first the application's
+      const nl = s.indexOf("\n", i)
+      return innerStatus(s, i + 5, nl === -1 ? s.length : nl) ?? { status: Number(m[1]), index: i }
+    }
+    if (glued ? leftKeyword(s, i) : leftKeyword(s, i) || rightReason(s, i + 3) || lineStartStatus(s, i)) return { status: Number(m[1]), index: i }
   }
   const tagged = TAGGED_STATUS_RE.exec(s.length > 8192 ? s.slice(0, 8192) : s)
   if (tagged !== null) {
@@ -108,6 +115,19 @@ export function findStatus(s: string, skipFrom: number, skipTo: number): { statu
   for (const [phrase, status] of REASON_ONLY) {
     const at = lower.indexOf(phrase)
     if (at !== -1) return { status, index: -1 }
+  }
+  return null
+}
+
+const INNER_CANDIDATE_RE = new RegExp(STATUS_CANDIDATE_RE.source, "g")
+
+/** A status in `s[from, to)` with a status word before it or a reason phrase after it. */
+function innerStatus(s: string, from: number, to: number): { status: number; index: number } | null {
+  const re = INNER_CANDIDATE_RE
+  re.lastIndex = from
+  let m: RegExpExecArray | null
+  for (let n = 0; n < 8 && (m = re.exec(s)) !== null && m.index < to; n++) {
+    if (leftKeyword(s, m.index) || rightReason(s, m.index + 3)) return { status: Number(m[1]), index: m.index }
   }
   return null
 }
@@ -186,7 +206,7 @@ export function lineStartStatus(s: string, i: number): boolean {
 
 /** A lower-case message after a line-start status that says something failed. */
 const LOWER_CASE_FAILURE_RE =
-  /^[a-z][^\n]{0,120}?\b(?:overloaded|error|failed|failure|invalid|exceeded|limit(?:ed)?|denied|unavailable|not found|unauthori[sz]ed|forbidden|timed? ?out|too many|insufficient|busy|not exist)\b/
+  /^[a-z][^\n]{0,120}?\b(?:overloaded|error|failed|failure|invalid|incorrect|expired|exceeded|exhausted|limit(?:ed)?|denied|rejected|refused|unavailable|not found|not allowed|not supported|unsupported|unauthori[sz]ed|forbidden|timed? ?out|too many|insufficient|busy|not exist)\b/
 
 /**
  * A UI's toast or an app's line that starts with the status and a colon, then a capitalised
