@@ -63,6 +63,8 @@ export function firstNonSpace(text: string, from = 0): number {
 }
 
 const NOTHING: unique symbol = Symbol("nothing")
+/** A redaction placeholder standing for a value: `<NUM>`, `<REDACTED>`, `<hidden>`. */
+const PLACEHOLDER_RE = /<[A-Za-z][\w-]{0,23}>/y
 const NUMBER_RE = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y
 
 class Parser {
@@ -100,6 +102,15 @@ class Parser {
     if (c === 34 || c === 39 || c === 0x201c || c === 0x2018) return this.string()
     if (c === 45 || (c >= 48 && c <= 57)) return this.number()
     if (isIdentStart(c)) return this.identifier()
+    if (c === 60) {
+      // a value a log pipeline redacted: `"code": <NUM>`, `"key": <REDACTED>`
+      PLACEHOLDER_RE.lastIndex = this.i
+      const p = PLACEHOLDER_RE.exec(s)
+      if (p !== null) {
+        this.i += p[0].length
+        return null
+      }
+    }
     this.broken = true
     return NOTHING
   }

@@ -1147,4 +1147,12 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("调用AI生成标准时出错: Request timed out.").c.category).toBe("transport")
     expect(failure("03:26:42 - openhands:ERROR: session.py:349 - Agent status error: STATUS$ERROR_LLM_AUTHENTICATION").c.category).toBe("auth_key")
   })
+  it("a redaction placeholder as a JSON value, a reason phrase before `(400)`, DeepSeek's `but you passed <model>`", () => {
+    const redacted = failure(`{\n  "error": {\n    "code": <NUM>,\n    "message": "User location is not supported for the API use.",\n    "status": "FAILED_PRECONDITION"\n  }\n}`)
+    expect(redacted.c.category).toBe("permission")
+    const goose = failure("Request failed: Bad request (400): The supported API model names are deepseek-v4-pro or deepseek-v4-flash, but you passed deepseek-chat.")
+    expect(goose.f.status).toBe(400)
+    expect(goose.f.model).toBe("deepseek-chat")
+    expect(failure("Provider error: Too many requests (429): slow down").f.status).toBe(429)
+  })
 })

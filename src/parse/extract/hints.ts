@@ -103,6 +103,8 @@ const SLOT_RES: ReadonlySet<RegExp> = new Set([MODEL_QIANFAN_PATH_RE, MODEL_PATH
 /** A router's `[provider/model] [503]: …` (OmniRoute, 9router): the model after the provider, in brackets before the bracketed status. */
 const MODEL_ROUTER_BRACKET_RE = /\[[A-Za-z0-9][\w.:@+-]{0,60}\/([\w.:@+-]{1,80}(?:\/[\w.:@+-]{1,80}){0,2})\] \[[45]\d\d\]/
 
+const MODEL_PASSED_RE = /\bbut you passed ([A-Za-z0-9][\w.:\/-]{0,100})/
+
 const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["reached for", MODEL_REACHED_RE],
   ["too large for", MODEL_REACHED_RE],
@@ -180,6 +182,11 @@ function hasServiceStatus(d: Draft): boolean {
 
 /** The model named in prose; each pattern runs only when its marker is present. */
 function readModel(s: string, d: Draft): void {
+  // DeepSeek's `The supported API model names are a or b, but you passed c`: the one asked for
+  if (s.indexOf("you passed ") !== -1) {
+    const passed = MODEL_PASSED_RE.exec(s)
+    if (passed !== null && isModelLike(trimPunct(passed[1]))) return setModel(d, trimPunct(passed[1]))
+  }
   if (s.indexOf("Model:") !== -1) {
     const line = MODEL_LINE_RE.exec(s)
     if (line !== null) {

@@ -51,7 +51,7 @@ const REASON_ONLY: ReadonlyArray<readonly [string, number]> = [
  * failure words (`Error calling deepseek-chat: 402 Insufficient Balance`). The pre-filter asks the
  * same (`taggedStatusAt`).
  */
-const TAGGED_STATUS_RE = /(?:(?:\b|_)(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused|rejected) \(|\breason:[ \t]{0,3}\[|\| {1,3}(?=[45]\d\d {1,3}\|)|\bgot[ \t]{1,2}|\b(?:code|status) (?:was|is|of) |\b(?:failed|error|errored|invalid argument)\b[^\n]{0,80}?: (?=[45]\d\d(?:[ \t]*(?:\n|$)| [A-Z\u4e00-\u9fff]))|(?:^|\n)[ \t]{0,4}(?=[45]\d\d \[[A-Za-z])|\b(?:GET|POST|PUT|PATCH|DELETE)[ \t]{1,4}(?:https?:\/\/|\/)[^\s"']{1,500}[ \t]{1,4}|(?:→|-{1,2}>|=>)[ \t]{1,3}|\[(?=[45]\d\d\]:))([45]\d\d)(?![\w.])|\b([45]\d\d), message=['"]/i
+const TAGGED_STATUS_RE = /(?:(?:\b|_)(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused|rejected|bad request|unauthori[sz]ed|forbidden|not found|too many requests|payment required|server error|bad gateway|gateway timeout|unprocessable entity) \(|\breason:[ \t]{0,3}\[|\| {1,3}(?=[45]\d\d {1,3}\|)|\bgot[ \t]{1,2}|\b(?:code|status) (?:was|is|of) |\b(?:failed|error|errored|invalid argument)\b[^\n]{0,80}?: (?=[45]\d\d(?:[ \t]*(?:\n|$)| [A-Z\u4e00-\u9fff]))|(?:^|\n)[ \t]{0,4}(?=[45]\d\d \[[A-Za-z])|\b(?:GET|POST|PUT|PATCH|DELETE)[ \t]{1,4}(?:https?:\/\/|\/)[^\s"']{1,500}[ \t]{1,4}|(?:→|-{1,2}>|=>)[ \t]{1,3}|\[(?=[45]\d\d\]:))([45]\d\d)(?![\w.])|\b([45]\d\d), message=['"]/i
 
 /**
  * google-api-core's `ServiceUnavailable: 503 The model is overloaded`: a CamelCase exception name,
