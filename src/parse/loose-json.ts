@@ -145,11 +145,15 @@ class Parser {
         this.broken = true
         return out
       }
+      const keyEnd = this.i
       this.ws()
       c = s.charCodeAt(this.i)
-      // `:`, a full-width `：`, or Ruby's hash rocket (`{"error"=>{"code"=>nil}}`, ruby-openai's logs)
+      // `:`, a full-width `：`, Ruby's hash rocket (`{"error"=>{"code"=>nil}}`, ruby-openai's logs),
+      // or ` = ` between spaces: a Lua table (`{ code = "rate_limit_exceeded", param = vim.NIL }`,
+      // Neovim plugins' vim.inspect) or an NSDictionary's description (Swift, `code = "<null>";`).
+      // A bare `=` is not (OkHttp's `Response{protocol=h2, code=400, …}` is no error body).
       if (c === 61 && s.charCodeAt(this.i + 1) === 62) this.i++
-      else if (c !== 58 && c !== 0xff1a) {
+      else if (c !== 58 && c !== 0xff1a && !(c === 61 && this.i > keyEnd && s.charCodeAt(this.i + 1) === 32)) {
         this.broken = true
         return out
       }
@@ -160,7 +164,8 @@ class Parser {
       // a string the text cut off is kept (a message's beginning says something), except where it
       // would be an identifier: `'code': 'Al` (a quoted excerpt that ends there) is no code
       if (this.broken && typeof v === "string" && IDENTIFIER_KEY_RE.test(key)) return out
-      if (key !== "__proto__") out[key] = v
+      // NSNull as Foundation describes it
+      if (key !== "__proto__") out[key] = v === "<null>" ? null : v
       if (this.broken) return out
       this.ws()
       if (this.i >= s.length) {
@@ -168,7 +173,8 @@ class Parser {
         return out
       }
       c = s.charCodeAt(this.i)
-      if (c === 44 || c === 0xff0c) this.i++
+      // `,` (or an NSDictionary's `;`)
+      if (c === 44 || c === 0xff0c || c === 59) this.i++
       else if (c === 125 || c === 0xff5d) {
         this.i++
         return out
@@ -308,6 +314,7 @@ class Parser {
       case "nil":
       case "undefined":
       case "NaN":
+      case "vim.NIL":
         return null
       default:
         return word

@@ -1155,4 +1155,21 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(goose.f.model).toBe("deepseek-chat")
     expect(failure("Provider error: Too many requests (429): slow down").f.status).toBe(429)
   })
+  it("a Lua table (Neovim's vim.inspect) and an NSDictionary description are bodies; OkHttp's Response{code=…} is not", () => {
+    const lua = failure(`Error: {\n  code = "rate_limit_exceeded",\n  message = "Rate limit reached for gpt-4o-mini in organization org-x on requests per min (RPM): Limit 3, Used 3, Requested 1.",\n  param = vim.NIL,\n  type = "requests"\n}`)
+    expect(lua.f.code).toBe("rate_limit_exceeded")
+    expect(lua.c.rateLimitKind).toBe("RPM")
+    const ns = failure(`["error": {\n    code = "<null>";\n    message = "The server had an error while processing your request.";\n    type = "server_error";\n}]`)
+    expect(ns.f.code).toBeNull()
+    expect(ns.c.category).toBe("server_error")
+    const okhttp = failure("java.io.IOException: Unexpected response code: Response{protocol=h2, code=400, message=, url=https://api.example.com/v1/chat/completions}")
+    expect(okhttp.f.status).toBe(400)
+    expect(okhttp.f.code).toBeNull()
+  })
+
+  it("an OpenAI-style code and type in parentheses after the message (Goose)", () => {
+    const { f } = failure("Request failed: The specified model is not enabled for this mode or does not exist (code: bad_request, type: invalid_request_error) (status 400).")
+    expect(f.code).toBe("bad_request")
+    expect(f.status).toBe(400)
+  })
 })

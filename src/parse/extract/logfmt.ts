@@ -78,7 +78,18 @@ const PROSE_CODES: ReadonlyArray<readonly [string, RegExp, boolean]> = [
 /** A code only one provider documents, printed before its message: `… error: InvalidApiKey - Invalid API-key provided.` */
 const CODE_DASH_MESSAGE_RE = /(?:^|[\s:(\[])([A-Z][A-Za-z]{2,40}(?:\.[A-Z][A-Za-z]{1,40}){0,2}) - (?=[A-Z])/g
 
+/** An OpenAI-style error's code and type in parentheses after its message (Goose): `… (code: bad_request, type: invalid_request_error)`. */
+const PAREN_CODE_TYPE_RE = /\(code: ([A-Za-z_][\w.-]{0,60}), type: ([A-Za-z_][\w.-]{0,60})\)/
+
 export function readExplicitCodes(s: string, d: Draft): void {
+  if (d.code === null && s.indexOf("(code: ") !== -1) {
+    const c = PAREN_CODE_TYPE_RE.exec(s)
+    if (c !== null && !isNullWord(c[1])) {
+      setCode(d, c[1])
+      if (!isNullWord(c[2])) setErrorType(d, c[2])
+      d.explicitCode = true
+    }
+  }
   if (d.code === null && s.indexOf("code=") !== -1) {
     const c = KV_STRING_CODE_RE.exec(s)
     if (c !== null) {
