@@ -1172,4 +1172,8 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(f.code).toBe("bad_request")
     expect(f.status).toBe(400)
   })
+  it("context-length wordings without a status are invalid requests (SiliconFlow's max_seq_len, Anthropic's prompt is too long)", () => {
+    expect(failure(`{"code":20015,"message":"length of prompt_tokens (40000) must be less than max_seq_len (32768).","data":null}`).c.category).toBe("invalid_request")
+    expect(failure("anthropic.BadRequestError: prompt is too long: 210000 tokens > 200000 maximum").c.category).toBe("invalid_request")
+  })
 })
