@@ -44,7 +44,9 @@ const byType = new Map<string, Entry[]>()
 const byClass = new Map<string, Entry[]>()
 /** Entries whose only keys are status and/or message, by category. */
 const byMessage = new Map<Category, Entry[]>()
-const messagePattern = new Map<Category, RegExp>()
+/** The message-only entries behind one literal gate (built by `index`), and each one's category. */
+let messageEntries: Entry[] = []
+let messageGate: LiteralGate | null = null
 /** Message entries that also name a status: the provider documents what its status means. */
 const byStatusMessage = new Map<number, Entry[]>()
 /** Entries that match on status alone. */
@@ -84,9 +86,8 @@ function index(all: ReadonlyArray<ProviderFamily>): void {
       else throw new CatalogError(`catalogue: entry "${e.id}" matches nothing`)
     }
   }
-  for (const [category, list] of byMessage) {
-    messagePattern.set(category, new RegExp(list.map((e) => `(?:${e.match.message!.source})`).join("|"), "i"))
-  }
+  messageEntries = [...byMessage.values()].flat()
+  messageGate = new LiteralGate(messageEntries.map((e) => e.match.message!))
 }
 
 index(families)
@@ -145,6 +146,16 @@ function firstMatch(list: ReadonlyArray<Entry> | undefined, r: CatalogInput): En
   return found
 }
 
+/** The message entries of `category` among the gate's candidates, in the catalogue's order. */
+function candidateEntries(candidates: ReadonlyArray<number>, category: Category): Entry[] | undefined {
+  let out: Entry[] | undefined
+  for (const k of candidates) {
+    const e = messageEntries[k]!
+    if (e.category === category) (out ??= []).push(e)
+  }
+  return out
+}
+
 /**
  * The catalogue entries that match a record, most specific key first: code, type, error
  * class, then message entries (by category, in `categoryOrder`), then entries that name the
@@ -160,9 +171,11 @@ export function lookup(r: CatalogInput, categoryOrder: ReadonlyArray<Category>):
   if (r.errorType !== null) add(firstMatch(byType.get(r.errorType.toLowerCase()), r))
   if (r.errorClass !== null) add(firstMatch(byClass.get(r.errorClass), r))
   if (r.text !== "") {
-    for (const c of categoryOrder) {
-      const p = messagePattern.get(c)
-      if (p !== undefined && p.test(r.text)) add(firstMatch(byMessage.get(c), r))
+    // only the entries whose literal is in the text can match it; of those, per category in
+    // `categoryOrder`, the first that matches (an entry of the record's own provider first)
+    const candidates = messageGate!.candidates(r.text)
+    if (candidates.length > 0) {
+      for (const c of categoryOrder) add(firstMatch(candidateEntries(candidates, c), r))
     }
   }
   if (r.status !== null) {

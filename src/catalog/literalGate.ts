@@ -148,6 +148,8 @@ const gramAt = (s: string, i: number): number =>
   ((s.charCodeAt(i) & 31) << 15) | ((s.charCodeAt(i + 1) & 31) << 10) | ((s.charCodeAt(i + 2) & 31) << 5) | (s.charCodeAt(i + 3) & 31)
 
 interface Keyed {
+  /** The gate's bit. */
+  readonly bit: number
   readonly pattern: number
   readonly literal: string
   /** The pattern is case-insensitive: the literal is lower case and compared so. */
@@ -160,11 +162,17 @@ interface Keyed {
  * is read once for all of them.
  */
 const union = new Uint32Array(1 << TABLE_BITS)
+/** gram -> the literals of every gate that start with it */
+const byGram = new Map<number, Keyed[]>()
 let gates = 0
 let scannedText: string | null = null
 let hitAt = new Int32Array(256)
-let hitGram = new Int32Array(256)
+/** The gates' bits at each hit, and the literals keyed there (looked up once, for every gate). */
+let hitBits = new Int32Array(256)
+const hitLists: Keyed[][] = []
 let hits = 0
+/** The bits of the gates with at least one gram in the last text: a gate without is answered at once. */
+let hitGates = 0
 /** The Latin-1 copy the scan reads (one byte per UTF-16 unit, the low byte: all the fold keeps). */
 let scratch = Buffer.allocUnsafe(4096)
 
@@ -176,6 +184,7 @@ let scratch = Buffer.allocUnsafe(4096)
 function scan(t: string): void {
   if (t === scannedText) return
   hits = 0
+  let gatesSeen = 0
   const n = t.length
   if (n >= MIN_LITERAL) {
     if (scratch.length < n) scratch = Buffer.allocUnsafe(Math.max(n, scratch.length * 2))
@@ -186,32 +195,34 @@ function scan(t: string): void {
     for (let i = 0; i + 3 < n; i++) {
       g = ((g << 5) | (b[i + 3]! & 31)) & 0xfffff
       const h = gramIndex(g)
-      if (table[h] === 0) continue
+      const bits = table[h]!
+      if (bits === 0) continue
+      gatesSeen |= bits
       if (hits === hitAt.length) {
         const at = new Int32Array(hits * 2)
         at.set(hitAt)
         hitAt = at
-        const gr = new Int32Array(hits * 2)
-        gr.set(hitGram)
-        hitGram = gr
+        const hb = new Int32Array(hits * 2)
+        hb.set(hitBits)
+        hitBits = hb
       }
       hitAt[hits] = i
-      hitGram[hits] = h
+      hitBits[hits] = bits
+      hitLists[hits] = byGram.get(h)!
       hits++
     }
   }
+  hitGates = gatesSeen
   scannedText = t
 }
 
 export class LiteralGate {
-  /** gram -> the literals that start with it */
-  private readonly byGram = new Map<number, Keyed[]>()
   private readonly bit: number
   /** Patterns without a literal: always candidates. */
   private readonly always: number[] = []
   private readonly seen: Uint8Array
   private lastText: string | null = null
-  private lastOut: number[] = []
+  private lastOut: ReadonlyArray<number> = []
 
   constructor(readonly patterns: ReadonlyArray<RegExp>) {
     if (gates === 32) throw new Error("LiteralGate: at most 32 gates")
@@ -228,9 +239,9 @@ export class LiteralGate {
       for (const lit of lits) {
         const g = gramIndex(gramAt(lit, 0))
         union[g] = union[g]! | this.bit
-        const keyed = { pattern: k, literal: insensitive ? lit.toLowerCase() : lit, insensitive }
-        const list = this.byGram.get(g)
-        if (list === undefined) this.byGram.set(g, [keyed])
+        const keyed = { bit: this.bit, pattern: k, literal: insensitive ? lit.toLowerCase() : lit, insensitive }
+        const list = byGram.get(g)
+        if (list === undefined) byGram.set(g, [keyed])
         else list.push(keyed)
       }
     })
@@ -241,20 +252,23 @@ export class LiteralGate {
    * be run. A record's text is asked about more than once while it is parsed: the last answer is
    * kept.
    */
-  candidates(t: string): number[] {
+  candidates(t: string): ReadonlyArray<number> {
     if (t === this.lastText) return this.lastOut
     scan(t)
+    if ((hitGates & this.bit) === 0) {
+      // none of this gate's literals is in the text
+      this.lastText = t
+      this.lastOut = this.always
+      return this.always
+    }
     const out = this.always.slice()
     const seen = this.seen
     const bit = this.bit
     for (let k = 0; k < hits; k++) {
-      const h = hitGram[k]!
-      if ((union[h]! & bit) === 0) continue
-      const list = this.byGram.get(h)
-      if (list === undefined) continue
+      if ((hitBits[k]! & bit) === 0) continue
       const i = hitAt[k]!
-      for (const e of list) {
-        if (seen[e.pattern] === 0 && literalAt(t, i, e)) {
+      for (const e of hitLists[k]!) {
+        if (e.bit === bit && seen[e.pattern] === 0 && literalAt(t, i, e)) {
           seen[e.pattern] = 1
           out.push(e.pattern)
         }
@@ -307,3 +321,23 @@ function literalAt(t: string, i: number, e: Keyed): boolean {
   }
   return true
 }
+
+/**
+ * One pattern's top-level alternatives behind a literal gate: `test` answers exactly what the
+ * pattern's own `test` does (an alternation matches where one of its alternatives does), running
+ * only the alternatives whose literal is in the text. For the wording vocabulary: a dozen
+ * alternations of 20-60 phrases each, which V8 tried phrase by phrase at every position of every
+ * message (~2 µs a pattern on a 140-character message, several times a record).
+ */
+export class GatedAlternation {
+  private readonly gate: LiteralGate
+  constructor(readonly pattern: RegExp) {
+    const flags = pattern.flags.replace(/[gy]/g, "")
+    this.gate = new LiteralGate(splitTopLevel(pattern.source).map((alt) => new RegExp(alt, flags)))
+  }
+
+  test(t: string): boolean {
+    return this.gate.test(t)
+  }
+}
+

@@ -8,7 +8,7 @@
 import type { ParsedFailure } from "../parse/ParsedFailure.js"
 import type { Category, Classification, RateLimitKind, Severity } from "./Event.js"
 import { type CatalogInput, type Entry, lookup, providerOfText } from "../catalog/index.js"
-import { wording, wordingOf } from "../catalog/wording.js"
+import { gatedWording, wordingOf } from "../catalog/wording.js"
 import { matchRule, rulesVersion } from "./rules.js"
 
 export { categoryFromWording, wording } from "../catalog/wording.js"
@@ -235,11 +235,11 @@ function withStatus(f: ParsedFailure, status: number, text: string, input: Catal
   if (explicit !== undefined) return byEntry(explicit, text)
   const quota = found.find((e) => e.category === "quota")
   if (quota !== undefined) return byEntry(quota, text)
-  if (wording.quota.test(text)) return verdict("quota", text, { kind: "wording", name: "quota" })
+  if (gatedWording.quota.test(text)) return verdict("quota", text, { kind: "wording", name: "quota" })
   const byStatus: DecidedBy = { kind: "status", name: String(status) }
   switch (status) {
     case 403: {
-      if (wording.realname.test(text)) return verdict("auth_realname", text, { kind: "wording", name: "realname" })
+      if (gatedWording.realname.test(text)) return verdict("auth_realname", text, { kind: "wording", name: "realname" })
       const e = found.find((x) => x.category === "auth_realname" || x.category === "permission")
       return e !== undefined ? byEntry(e, text) : verdict("permission", text, byStatus)
     }
@@ -247,7 +247,7 @@ function withStatus(f: ParsedFailure, status: number, text: string, input: Catal
     case 404: {
       const e = found.find((x) => x.category === "model_not_found")
       if (e !== undefined) return byEntry(e, text)
-      if (wording.modelNotFound.test(text)) return verdict("model_not_found", text, { kind: "wording", name: "modelNotFound" })
+      if (gatedWording.modelNotFound.test(text)) return verdict("model_not_found", text, { kind: "wording", name: "modelNotFound" })
       return verdict(status === 400 ? "invalid_request" : "unknown", text, byStatus)
     }
   }

@@ -8,6 +8,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { families, providerOfHosts, providerOfMarkers } from "../../src/catalog/index.js"
 import { LiteralGate, requiredLiterals } from "../../src/catalog/literalGate.js"
+import { gatedWording, wording } from "../../src/catalog/wording.js"
 
 type Markers = ReadonlyArray<readonly [RegExp, string]>
 
@@ -156,3 +157,26 @@ describe("the API hosts behind the literal gate", () => {
     }
   })
 })
+
+describe("the wording vocabulary behind literal gates", () => {
+  it("answers as each whole alternation does, on every corpus record and on its own phrases", () => {
+    const texts = corpusTexts()
+    // each phrase of the vocabulary as a text of its own, in a sentence and in upper case
+    for (const re of Object.values(wording)) {
+      for (const alt of re.source.split("|")) {
+        const plain = alt.replace(/\\b|\(\?[:!=<][^)]*\)|[()?*+{}[\]^$\\]/g, "")
+        if (plain.length >= 3) texts.push(plain, `Error: ${plain}.`, plain.toUpperCase())
+      }
+    }
+    let matched = 0
+    for (const t of texts) {
+      for (const [name, re] of Object.entries(wording) as Array<[keyof typeof wording, RegExp]>) {
+        const want = re.test(t)
+        if (want) matched++
+        expect(gatedWording[name].test(t), `${name} on ${JSON.stringify(t.slice(0, 120))}`).toBe(want)
+      }
+    }
+    expect(matched).toBeGreaterThan(1000)
+  })
+})
+
