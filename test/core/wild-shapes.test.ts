@@ -1176,4 +1176,18 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure(`{"code":20015,"message":"length of prompt_tokens (40000) must be less than max_seq_len (32768).","data":null}`).c.category).toBe("invalid_request")
     expect(failure("anthropic.BadRequestError: prompt is too long: 210000 tokens > 200000 maximum").c.category).toBe("invalid_request")
   })
+  it("a wrapper's line-start status gives way to the upstream's named after it; a number HTTP does not have needs a status word", () => {
+    const azure = failure("400 An error occurred when calling Azure OpenAI: Server responded with status 429. Error message: {\"error\":{\"code\":\"429\",\"message\": \"Rate limit is exceeded. Try again in 2 seconds.\"}}")
+    expect(azure.f.status).toBe(429)
+    expect(azure.c.category).toBe("rate_limit")
+    const doc = failure("error generating suggestions for document 441: Document 441: error getting response from LLM: all retry attempts failed, last error: API returned unexpected status code: 429: Your requests to gpt-4.1-nano have exceeded the token rate limit. Please retry after 45 seconds.")
+    expect(doc.f.status).toBe(429)
+    expect(failure("upstream returned status 441 for the request").f.status).toBe(441)
+  })
+
+  it("Envoy's JSON access log (Istio, Higress): the status under response_code", () => {
+    const { f, c } = failure(`{"authority":"aigw.local","method":"POST","path":"/v1/chat/completions","protocol":"HTTP/1.1","response_code":"503","response_flags":"NC","upstream_host":"-"}`)
+    expect(f.status).toBe(503)
+    expect(c.category).toBe("overload")
+  })
 })

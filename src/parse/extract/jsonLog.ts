@@ -14,6 +14,8 @@ const STATUS_PATHS: ReadonlyArray<ReadonlyArray<string>> = [
   ["status"],
   ["statusCode"],
   ["status_code"],
+  // Envoy's (Istio's, Higress') JSON access log
+  ["response_code"],
   ["http", "status_code"],
   ["http.status_code"],
   ["http", "response", "status_code"],

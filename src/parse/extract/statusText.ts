@@ -95,14 +95,25 @@ export function findStatus(s: string, skipFrom: number, skipTo: number): { statu
     if (s.charCodeAt(i - 1) === 58 && SOURCE_LINE_BEFORE_RE.test(s.slice(Math.max(0, i - 12), i))) continue
     // glued to the words after it (`status code 429This request …`): only a status keyword before it counts
     const glued = isLetter(s.charCodeAt(i + 3))
-    if (!glued && lineStartColonStatus(s, i)) {
+    const status = Number(m[1])
+    if (leftKeyword(s, i)) return { status, index: i }
+    // the weaker forms (a reason after it, a line's start) only for statuses HTTP has: `Document
+    // 441: error …` is a document's number
+    if (glued || !KNOWN_STATUS.has(status)) continue
+    if (lineStartColonStatus(s, i)) {
       // Starlette's `500: <detail>` around the upstream's own error (`500: Error code: 400 - {…}`,
       // `500: … streaming the response: 429 Too Many Requests`): a status named later on the
       // same line is the call's, the first the application's
       const nl = s.indexOf("\n", i)
-      return innerStatus(s, i + 5, nl === -1 ? s.length : nl) ?? { status: Number(m[1]), index: i }
+      return innerStatus(s, i + 5, nl === -1 ? s.length : nl, true) ?? { status, index: i }
     }
-    if (glued ? leftKeyword(s, i) : leftKeyword(s, i) || rightReason(s, i + 3) || lineStartStatus(s, i)) return { status: Number(m[1]), index: i }
+    if (lineStartStatus(s, i)) {
+      // openai-node's `${status} ${message}` of a wrapper whose message names the upstream's status
+      // (`400 An error occurred when calling Azure OpenAI: Server responded with status 429`)
+      const nl = s.indexOf("\n", i)
+      return innerStatus(s, i + 4, nl === -1 ? s.length : nl, false) ?? { status, index: i }
+    }
+    if (rightReason(s, i + 3)) return { status, index: i }
   }
   const tagged = TAGGED_STATUS_RE.exec(s.length > 8192 ? s.slice(0, 8192) : s)
   if (tagged !== null) {
@@ -121,15 +132,30 @@ export function findStatus(s: string, skipFrom: number, skipTo: number): { statu
 
 const INNER_CANDIDATE_RE = new RegExp(STATUS_CANDIDATE_RE.source, "g")
 
-/** A status in `s[from, to)` with a status word before it or a reason phrase after it. */
-function innerStatus(s: string, from: number, to: number): { status: number; index: number } | null {
+/** A status in `s[from, to)` with a status word before it, or (`reason`) a reason phrase after it. */
+function innerStatus(s: string, from: number, to: number, reason: boolean): { status: number; index: number } | null {
   const re = INNER_CANDIDATE_RE
   re.lastIndex = from
   let m: RegExpExecArray | null
   for (let n = 0; n < 8 && (m = re.exec(s)) !== null && m.index < to; n++) {
-    if (leftKeyword(s, m.index) || rightReason(s, m.index + 3)) return { status: Number(m[1]), index: m.index }
+    if (leftKeyword(s, m.index) || (reason && rightReason(s, m.index + 3))) return { status: Number(m[1]), index: m.index }
   }
   return null
+}
+
+/**
+ * The 4xx and 5xx statuses servers send: the registered ones, nginx's 444/494-499, Cloudflare's
+ * 520-530, Anthropic's 529, AWS ELB's 460/463/561, 598/599.
+ */
+const KNOWN_STATUS: ReadonlySet<number> = new Set([
+  ...range(400, 418), 421, 422, 423, 424, 425, 426, 428, 429, 431, 440, 444, 449, 450, 451, 460, 463, 494, 495, 496, 497, 498, 499,
+  ...range(500, 511), ...range(520, 530), 561, 598, 599
+])
+
+function range(from: number, to: number): number[] {
+  const out: number[] = []
+  for (let n = from; n <= to; n++) out.push(n)
+  return out
 }
 
 /**
