@@ -1190,4 +1190,9 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(f.status).toBe(503)
     expect(c.category).toBe("overload")
   })
+  it("OpenAI's billing hard limit and organization verification wordings; a relay's bare `401 (request id: …)`", () => {
+    expect(failure("generate wallpaper failed:  sE [Error]: 400 Billing hard limit has been reached").c.category).toBe("quota")
+    expect(failure(`{"error": {"message": "Your organization must be verified to use the model \`gpt-image-1\`.", "type": "invalid_request_error"}}`).c.category).toBe("permission")
+    expect(failure("[Error] Embedding Error\n{\nmessage: '401 (request id: 202411231141364118978567JpXGoQl)',\nstack: 'Error: 401 (request id: 202411231141364118978567JpXGoQl)'\n}").f.status).toBe(401)
+  })
 })

@@ -222,6 +222,8 @@ export function lineStartStatus(s: string, i: number): boolean {
   // `429 Rate limit ...`, `429 "Too many tokens ..."` (a body that is a bare JSON string), and a
   // relay's Chinese message (`429 当前分组上游负载已饱和`, `401 无效的令牌`: openai-node's `${status} ${message}`)
   const q = s.charCodeAt(i + 4)
+  // a relay's request id as the whole message (`Error: 401 (request id: 2024…)`, one-api behind openai-node)
+  if (q === 40 && s.startsWith("(request id: ", i + 4)) return true
   const c = q === 34 ? s.charCodeAt(i + 5) : q
   if ((c >= 65 && c <= 90) || (c >= 0x4e00 && c <= 0x9fff)) return true
   // `503 - "{\"error\": …}"`, `429 - {…}`: openai-python's `Error code: 503 - {…}` without its label
