@@ -563,6 +563,7 @@ describe("a base URL the client cannot use (made-up lines)", () => {
   it("the same errors outside an API call are not failed calls", () => {
     expect(parseRecord("requests.exceptions.MissingSchema: Invalid URL 'config.yaml': No scheme supplied.")._tag).toBe("Ignored")
   })
+
   it("a well-known model family's id standing alone in an app's wording (parentheses, brackets, `for`, `to`)", () => {
     expect(failure("Last error: Gemini call failed (gemini-2.5-pro): 503 UNAVAILABLE").f.model).toBe("gemini-2.5-pro")
     expect(failure("[gpt-4o] request failed: 429 Too Many Requests").f.model).toBe("gpt-4o")
@@ -605,6 +606,7 @@ describe("a base URL the client cannot use (made-up lines)", () => {
     expect(c.category).toBe("invalid_request")
     expect(f.provider ?? c.provider).toBe("iflytek")
   })
+
   it("a chat front-end's toast `NNN: Product: message` is an API call's failure with that status", () => {
     const forbidden = failure("403: Open WebUI: Server Connection Error")
     expect(forbidden.f.status).toBe(403)
@@ -1113,6 +1115,7 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("Internal error: API Error: Unable to connect to API (ConnectionRefused)").c.category).toBe("transport")
     expect(failure("Error: token expired or incorrect").c.category).toBe("auth_key")
   })
+
   it("Starlette's `500: <detail>` around the upstream's own status: the later status is the call's", () => {
     const inner = failure(`{"detail": "500: Error code: 400 - {'error': {'message': 'Unsupported parameter: temperature', 'type': 'invalid_request_error', 'code': 'unsupported_parameter'}}"}`)
     expect(inner.f.status).toBe(400)
@@ -1147,6 +1150,7 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("调用AI生成标准时出错: Request timed out.").c.category).toBe("transport")
     expect(failure("03:26:42 - openhands:ERROR: session.py:349 - Agent status error: STATUS$ERROR_LLM_AUTHENTICATION").c.category).toBe("auth_key")
   })
+
   it("a redaction placeholder as a JSON value, a reason phrase before `(400)`, DeepSeek's `but you passed <model>`", () => {
     const redacted = failure(`{\n  "error": {\n    "code": <NUM>,\n    "message": "User location is not supported for the API use.",\n    "status": "FAILED_PRECONDITION"\n  }\n}`)
     expect(redacted.c.category).toBe("permission")
@@ -1155,6 +1159,7 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(goose.f.model).toBe("deepseek-chat")
     expect(failure("Provider error: Too many requests (429): slow down").f.status).toBe(429)
   })
+
   it("a Lua table (Neovim's vim.inspect) and an NSDictionary description are bodies; OkHttp's Response{code=…} is not", () => {
     const lua = failure(`Error: {\n  code = "rate_limit_exceeded",\n  message = "Rate limit reached for gpt-4o-mini in organization org-x on requests per min (RPM): Limit 3, Used 3, Requested 1.",\n  param = vim.NIL,\n  type = "requests"\n}`)
     expect(lua.f.code).toBe("rate_limit_exceeded")
@@ -1172,10 +1177,12 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(f.code).toBe("bad_request")
     expect(f.status).toBe(400)
   })
+
   it("context-length wordings without a status are invalid requests (SiliconFlow's max_seq_len, Anthropic's prompt is too long)", () => {
     expect(failure(`{"code":20015,"message":"length of prompt_tokens (40000) must be less than max_seq_len (32768).","data":null}`).c.category).toBe("invalid_request")
     expect(failure("anthropic.BadRequestError: prompt is too long: 210000 tokens > 200000 maximum").c.category).toBe("invalid_request")
   })
+
   it("a wrapper's line-start status gives way to the upstream's named after it; a number HTTP does not have needs a status word", () => {
     const azure = failure("400 An error occurred when calling Azure OpenAI: Server responded with status 429. Error message: {\"error\":{\"code\":\"429\",\"message\": \"Rate limit is exceeded. Try again in 2 seconds.\"}}")
     expect(azure.f.status).toBe(429)
@@ -1190,6 +1197,7 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(f.status).toBe(503)
     expect(c.category).toBe("overload")
   })
+
   it("OpenAI's billing hard limit and organization verification wordings; a relay's bare `401 (request id: …)`", () => {
     expect(failure("generate wallpaper failed:  sE [Error]: 400 Billing hard limit has been reached").c.category).toBe("quota")
     expect(failure(`{"error": {"message": "Your organization must be verified to use the model \`gpt-image-1\`.", "type": "invalid_request_error"}}`).c.category).toBe("permission")
