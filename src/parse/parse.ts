@@ -312,6 +312,8 @@ const OTHER_API_HOSTS: ReadonlyArray<RegExp> = [
   /\bapi\.github\.com\b/i, /\braw\.githubusercontent\.com\b/i, /\buploads\.github\.com\b/i, /\bapi\.telegram\.org\b/i,
   /\bslack\.com\/api\b/i, /\bhooks\.slack\.com\b/i, /\bdiscord(?:app)?\.com\/api\b/i, /\bgraph\.facebook\.com\b/i,
   /\bapi\.twitter\.com\b/i, /\bpypi\.org\b/i, /\bregistry\.npmjs\.org\b/i, /\bregistry-1\.docker\.io\b/i,
+  // the documentation_url of every GitHub REST API error body
+  /\bdocs\.github\.com\/rest\b/i,
   /\b(?:docs\.)?upstash\.(?:com|io)\b/i
 ]
 /** OTHER_API_HOSTS behind a literal gate: one pass, then only those whose host is there are run. */
@@ -334,6 +336,9 @@ function succeededAfterRetries(text: string): boolean {
 
 const HUB_DOWNLOAD_RE = /\bhuggingface\.co\/[^\s"'<>]{1,200}\/resolve\//
 
+/** The Hugging Face Hub's own API (model metadata, revisions, whoami), as urllib3 logs it: no inference call. */
+const HUB_API_RE = /\bhuggingface\.co(?::443)?\b[^\n]{0,16}?"?(?:GET|HEAD|POST) \/api\/(?:models|datasets|spaces|whoami)\b/
+
 /** Null when the draft is a failed call, else the Ignored result saying why not. */
 function decide(d: Draft, text: string): ParseResult | null {
   if (d.message !== null && !d.messageHinted) readHints(d.message, d)
@@ -348,6 +353,9 @@ function decide(d: Draft, text: string): ParseResult | null {
   if (text.indexOf("/dashboard/billing/") !== -1 && !d.sawLlmPath) return IGNORED["not an API call"]
   // a model file downloaded from the Hugging Face Hub (`huggingface.co/<repo>/resolve/main/config.json`) is not an inference call
   if (text.indexOf("/resolve/") !== -1 && HUB_DOWNLOAD_RE.test(text) && !d.sawLlmPath && !/api-inference\.|router\.huggingface/.test(text)) {
+    return IGNORED["not an API call"]
+  }
+  if (text.indexOf("huggingface.co") !== -1 && HUB_API_RE.test(text) && !/api-inference\.|router\.huggingface|\/v1\/chat\/completions/.test(text)) {
     return IGNORED["not an API call"]
   }
   const status = d.status ?? d.phraseStatus

@@ -1203,4 +1203,13 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure(`{"error": {"message": "Your organization must be verified to use the model \`gpt-image-1\`.", "type": "invalid_request_error"}}`).c.category).toBe("permission")
     expect(failure("[Error] Embedding Error\n{\nmessage: '401 (request id: 202411231141364118978567JpXGoQl)',\nstack: 'Error: 401 (request id: 202411231141364118978567JpXGoQl)'\n}").f.status).toBe(401)
   })
+
+  it("near misses: a versioned path of some other API, a GitHub REST error body, the Hugging Face Hub's metadata API", () => {
+    expect(parseRecord("2024-08-01 04:23:36.846 ERROR (MainThread) [homeassistant.components.google_assistant.http] Request for https://homegraph.googleapis.com/v1/devices:requestSync failed: 500")._tag).toBe("Ignored")
+    expect(parseRecord(`FAILED tests/test_utils.py::test_issue - fastcore.net.HTTP403ForbiddenError: HTTP Error 403: rate limit exceeded\n{"message":"API rate limit exceeded for 52.234.33.177.","documentation_url":"https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting"}`)._tag).toBe("Ignored")
+    expect(parseRecord(`2026-01-12 19:06:28,616 - DEBUG - https://huggingface.co:443 "GET /api/models/acme/tiny/revision/main HTTP/1.1" 404 32`)._tag).toBe("Ignored")
+    // the LLM endpoints themselves still are calls
+    expect(failure("Request for https://api.example.com/v1/chat/completions failed: 500").f.status).toBe(500)
+    expect(failure(`2026-01-12 19:06:28,616 - DEBUG - https://router.huggingface.co:443 "POST /v1/chat/completions HTTP/1.1" 429 32`).f.status).toBe(429)
+  })
 })

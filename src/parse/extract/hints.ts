@@ -302,6 +302,13 @@ const URL_RE = /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)[ \t]+(\S{1,500})|ht
 export const LLM_PATH_RE =
   /\/v\d+(?:beta\d*|alpha\d*)?\/|\/(?:chat\/)?completions\b|\/embeddings\b|\/audio\/|\/images\/|\/rerank\b|\/models\b|\/responses\b|\/engines\/|\/deployments\/|\/messages\b|[:/]generateContent|\/api\/(?:generate|chat)\b/
 
+/**
+ * LLM_PATH_RE without the bare version segment: `/v1/` alone says a versioned REST API (Google's
+ * HomeGraph `/v1/devices:requestSync`, a chat app's `/v1/api/…`), not an LLM one. A path is the
+ * call's evidence only with an LLM endpoint in it; an API host or a model says so otherwise.
+ */
+const LLM_ENDPOINT_RE = new RegExp(LLM_PATH_RE.source.replace("\\/v\\d+(?:beta\\d*|alpha\\d*)?\\/|", ""))
+
 const ENDPOINT_RE = /\/v\d+(?:beta\d*|alpha\d*)?\/[A-Za-z0-9._~:@\/-]{1,200}/
 
 const ENDPOINT_SUFFIX_RE = /\/(?:chat\/completions|completions|embeddings|audio\/speech|audio\/transcriptions|images\/generations|rerank|responses)\b/
@@ -323,7 +330,7 @@ export function notePaths(s: string, d: Draft): void {
 /** Record a URL or path seen in the record; `explicit`: given as the endpoint itself. */
 export function notePath(d: Draft, url: string, explicit: boolean): void {
   d.sawPath = true
-  if (LLM_PATH_RE.test(url)) d.sawLlmPath = true
+  if (LLM_ENDPOINT_RE.test(url)) d.sawLlmPath = true
   if (d.endpoint !== null) return
   const e = ENDPOINT_RE.exec(url) ?? ENDPOINT_SUFFIX_RE.exec(url)
   if (e !== null) d.endpoint = trimPunct(e[0])
