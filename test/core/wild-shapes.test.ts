@@ -1212,4 +1212,16 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("Request for https://api.example.com/v1/chat/completions failed: 500").f.status).toBe(500)
     expect(failure(`2026-01-12 19:06:28,616 - DEBUG - https://router.huggingface.co:443 "POST /v1/chat/completions HTTP/1.1" 429 32`).f.status).toBe(429)
   })
+
+  it("Alamofire's unacceptable status, a Chinese message after `NNN: ` or after 出错:, Claude's `You've hit your limit`", () => {
+    expect(failure(`Fatal error: CleverBird.CleverBirdError.requestFailed(message: "Response status code was unacceptable: 404.")`).f.status).toBe(404)
+    expect(failure("500: 当前API请求过多，请稍后重试。").f.status).toBe(500)
+    expect(failure("一句话决策: 分析过程出错: 429 You exceeded your current quota, please check your plan and billing details.").f.status).toBe(429)
+    expect(failure(`Review agent errored (is_error=true); NO review was posted.\ndetail="You've hit your limit · resets 4am (UTC)" num_turns=1`).c.category).toBe("rate_limit")
+  })
+
+  it("Chromium's net:: errors are transport failures, but a console line alone is no API call", () => {
+    expect(failure("Chat request to https://api.openai.com/v1/chat/completions failed: net::ERR_CONNECTION_CLOSED").c.category).toBe("transport")
+    expect(parseRecord("Failed to load resource: net::ERR_CONNECTION_CLOSED")._tag).toBe("Ignored")
+  })
 })

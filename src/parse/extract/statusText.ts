@@ -7,7 +7,9 @@ const STATUS_CANDIDATE_RE = /(?<![\w.\/+\-]|\d[,:])([45]\d\d)(?![0-9_]|[.,:]\d)/
 
 const LEFT_SKIP = new Set([32, 9, 58, 61, 91, 93, 40, 34, 39, 44, 35, 62, 0xff1a, 0x3010, 0x3011, 0xff08, 0x201c, 0x201d, 0x2018, 0x2019])
 
-const LEFT_KEYWORDS = ["status", "satus", "code", "http", "error", "err", "failed", "failure", "exception", "response", "returned", "upstream", "错误", "失败", "状态", "码", "返回", "异常"]
+const LEFT_KEYWORDS = ["status", "satus", "code", "http", "error", "err", "failed", "failure", "exception", "response", "returned", "upstream",
+  // Alamofire's `Response status code was unacceptable: 404.`
+  "unacceptable", "错误", "失败", "状态", "码", "返回", "异常"]
 
 const RIGHT_SKIP = new Set([32, 9, 58, 40, 45, 34])
 
@@ -51,7 +53,7 @@ const REASON_ONLY: ReadonlyArray<readonly [string, number]> = [
  * failure words (`Error calling deepseek-chat: 402 Insufficient Balance`). The pre-filter asks the
  * same (`taggedStatusAt`).
  */
-const TAGGED_STATUS_RE = /(?:(?:\b|_)(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused|rejected|bad request|unauthori[sz]ed|forbidden|not found|too many requests|payment required|server error|bad gateway|gateway timeout|unprocessable entity) \(|\breason:[ \t]{0,3}\[|\| {1,3}(?=[45]\d\d {1,3}\|)|\bgot[ \t]{1,2}|\b(?:code|status) (?:was|is|of) |\b(?:failed|error|errored|invalid argument)\b[^\n]{0,80}?: (?=[45]\d\d(?:[ \t]*(?:\n|$)| [A-Z\u4e00-\u9fff]))|(?:^|\n)[ \t]{0,4}(?=[45]\d\d \[[A-Za-z])|\b(?:GET|POST|PUT|PATCH|DELETE)[ \t]{1,4}(?:https?:\/\/|\/)[^\s"']{1,500}[ \t]{1,4}|(?:→|-{1,2}>|=>)[ \t]{1,3}|\[(?=[45]\d\d\]:))([45]\d\d)(?![\w.])|\b([45]\d\d), message=['"]/i
+const TAGGED_STATUS_RE = /(?:(?:\b|_)(?:UPSTREAM|HTTP|STATUS)_|\b(?:exceeded|error|failed|denied|unavailable|refused|rejected|bad request|unauthori[sz]ed|forbidden|not found|too many requests|payment required|server error|bad gateway|gateway timeout|unprocessable entity) \(|\breason:[ \t]{0,3}\[|\| {1,3}(?=[45]\d\d {1,3}\|)|\bgot[ \t]{1,2}|\b(?:code|status) (?:was|is|of) |\b(?:failed|error|errored|invalid argument)\b[^\n]{0,80}?: (?=[45]\d\d(?:[ \t]*(?:\n|$)| [A-Z\u4e00-\u9fff]))|(?:出错|失败|错误|异常)[^\n]{0,40}?[:：] ?(?=[45]\d\d(?:[ \t]*(?:\n|$)| [A-Z\u4e00-\u9fff]))|(?:^|\n)[ \t]{0,4}(?=[45]\d\d \[[A-Za-z])|\b(?:GET|POST|PUT|PATCH|DELETE)[ \t]{1,4}(?:https?:\/\/|\/)[^\s"']{1,500}[ \t]{1,4}|(?:→|-{1,2}>|=>)[ \t]{1,3}|\[(?=[45]\d\d\]:))([45]\d\d)(?![\w.])|\b([45]\d\d), message=['"]/i
 
 /**
  * google-api-core's `ServiceUnavailable: 503 The model is overloaded`: a CamelCase exception name,
@@ -247,7 +249,8 @@ export function lineStartColonStatus(s: string, i: number): boolean {
   // at a line's start, or a sentence's (`Error: null. 413: Maximum content size limit exceeded`)
   if (j >= 0 && s.charCodeAt(j) !== 10 && !(s.charCodeAt(j) === 46 && j < i - 1)) return false
   const c = s.charCodeAt(i + 5)
-  return c >= 65 && c <= 90
+  // a capitalised message, or a relay's Chinese one (`500: 当前API请求过多，请稍后重试。`)
+  return (c >= 65 && c <= 90) || (c >= 0x4e00 && c <= 0x9fff)
 }
 
 function isLetter(c: number): boolean {
