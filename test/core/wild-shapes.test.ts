@@ -1224,4 +1224,10 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("Chat request to https://api.openai.com/v1/chat/completions failed: net::ERR_CONNECTION_CLOSED").c.category).toBe("transport")
     expect(parseRecord("Failed to load resource: net::ERR_CONNECTION_CLOSED")._tag).toBe("Ignored")
   })
+
+  it("models with an @: Cloudflare's `@cf/…` on a Model: line, Vertex's `claude-3-5-haiku@20241022`; AWS's `Value '…' at 'modelId'`", () => {
+    expect(failure("Provider: cloudflare-ai\nModel: @cf/zai-org/glm-5.2\nError: HTTP 502: Bad gateway").f.model).toBe("@cf/zai-org/glm-5.2")
+    expect(failure("post https://europe-west1-aiplatform.googleapis.com/v1/projects/p/locations/europe-west1/publishers/anthropic/models/claude-3-5-haiku@20241022:streamRawPredict failed with status 429").f.model).toBe("claude-3-5-haiku@20241022")
+    expect(failure("Error invoking the model: ValidationException: 1 validation error detected: Value 'anthropic.claude-v2:0:100k' at 'modelId' failed to satisfy constraint").f.model).toBe("anthropic.claude-v2:0:100k")
+  })
 })

@@ -31,7 +31,7 @@ const MODEL_ZH_RE = /模型(?:名称|名|ID|id)?[ \t]*[:：]?[ \t]*([A-Za-z0-9][
 
 const MODEL_PATH_RE = /\/(?:engines|deployments)\/([A-Za-z0-9][\w.:-]{0,127})\//
 /** Gemini / Vertex `models/gemini-1.5-pro:generateContent`, `models/x is not found`; Bedrock `/model/<id>/invoke`. */
-const MODEL_GOOGLE_RE = /\bmodels\/([A-Za-z0-9][\w.-]{0,127})(?=:[a-zA-Z]|:?[\s'"`,)]|$)/
+const MODEL_GOOGLE_RE = /\bmodels\/([A-Za-z0-9][\w.@-]{0,127})(?=:[a-zA-Z]|:?[\s'"`,)]|$)/
 /** Hugging Face's router and inference API: `/models/Qwen/Qwen2.5-Coder-32B-Instruct/v1/chat/completions`. */
 /** The serverless Inference API's URL names the model after `/models/` (`api-inference.huggingface.co/models/<org>/<name>`). */
 const MODEL_HF_INFERENCE_RE = /api-inference\.huggingface\.co\/models\/([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.-]{0,127})/
@@ -55,7 +55,7 @@ const MODEL_FLAG_RE = /(?:^|\s)(?:--model(?:[-_]id|[-_]name)?|(?<!python[\d.]{0,
  * whole value when it is a short display name (`DeepSeek Chat`, `Llama 3.1 8B`), else its first
  * word when that looks like an id (`Model: claude-3-5-sonnet with diff edit format`).
  */
-const MODEL_LINE_RE = /^[ \t]{0,8}Model:[ \t]{1,4}([A-Za-z0-9][^\n,;{}"]{0,79}?)[ \t]*$/m
+const MODEL_LINE_RE = /^[ \t]{0,8}Model:[ \t]{1,4}([A-Za-z0-9@][^\n,;{}"]{0,79}?)[ \t]*$/m
 const MODEL_WITH_PROVIDER_RE = /^(\S{2,128}) \([a-z][\w .-]{0,30}\)$/
 /** Words of a sentence after a model id (`claude-3-5-sonnet with diff edit format`), not of a display name. */
 const DISPLAY_NAME_PROSE_RE = /\s(?:with|using|via|for|on|in|and|at|from|is|was)\s/i
@@ -105,6 +105,9 @@ const MODEL_ROUTER_BRACKET_RE = /\[[A-Za-z0-9][\w.:@+-]{0,60}\/([\w.:@+-]{1,80}(
 
 const MODEL_PASSED_RE = /\bbut you passed ([A-Za-z0-9][\w.:\/-]{0,100})/
 
+/** AWS's validation message names the value it refused: `Value 'anthropic.claude-v2:0:100k' at 'modelId' failed to satisfy constraint`. */
+const MODEL_AWS_VALUE_RE = /\bValue '([^'\s]{1,200})' at 'modelId'/
+
 const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["reached for", MODEL_REACHED_RE],
   ["too large for", MODEL_REACHED_RE],
@@ -135,7 +138,8 @@ const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   [" is temporarily rate-limited", MODEL_UPSTREAM_RE],
   ["api-inference.huggingface.co/models/", MODEL_HF_INFERENCE_RE],
   ["ollama run ", MODEL_OLLAMA_RUN_RE],
-  ["request to ", MODEL_REQUEST_TO_RE]
+  ["request to ", MODEL_REQUEST_TO_RE],
+  ["at 'modelId'", MODEL_AWS_VALUE_RE]
 ]
 
 /** Which of MODEL_GATED's markers are in a text, found in the pass the catalogue's gates share (a marker's `indexOf` each cost more). */
