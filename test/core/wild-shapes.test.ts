@@ -1230,4 +1230,10 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("post https://europe-west1-aiplatform.googleapis.com/v1/projects/p/locations/europe-west1/publishers/anthropic/models/claude-3-5-haiku@20241022:streamRawPredict failed with status 429").f.model).toBe("claude-3-5-haiku@20241022")
     expect(failure("Error invoking the model: ValidationException: 1 validation error detected: Value 'anthropic.claude-v2:0:100k' at 'modelId' failed to satisfy constraint").f.model).toBe("anthropic.claude-v2:0:100k")
   })
+
+  it("client timeouts and closed connections as Go, OkHttp and worker pools word them", () => {
+    expect(failure("[NodeRunError] failed to generate summary: failed to create chat completion: EOF\nnode path: [node_1, ChatModel]").c.category).toBe("transport")
+    expect(failure("WARN: Exception was thrown on attempt 1 of 3: java.lang.RuntimeException: java.io.InterruptedIOException: timeout\n\tat dev.langchain4j.model.openai.OpenAiChatModel.generate(OpenAiChatModel.java:124)").c.category).toBe("transport")
+    expect(failure("ERROR: Failed to extract entities: LLM func: Worker execution timeout after 1200s").c.category).toBe("transport")
+  })
 })
