@@ -1236,4 +1236,11 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("WARN: Exception was thrown on attempt 1 of 3: java.lang.RuntimeException: java.io.InterruptedIOException: timeout\n\tat dev.langchain4j.model.openai.OpenAiChatModel.generate(OpenAiChatModel.java:124)").c.category).toBe("transport")
     expect(failure("ERROR: Failed to extract entities: LLM func: Worker execution timeout after 1200s").c.category).toBe("transport")
   })
+
+  it("DashScope: the exception's [Code] without a status, and the `<400>` opening its messages", () => {
+    const ex = failure("com.alibaba.cloud.ai.dashscope.common.DashScopeException: [InvalidParameter] url error, please check url！ (requestId: 44ca5f7e)")
+    expect(ex.f.code).toBe("InvalidParameter")
+    expect(ex.c.category).toBe("invalid_request")
+    expect(failure(`dev.langchain4j.exception.InvalidRequestException: {"error":{"code":"invalid_parameter_error","message":"<400> InternalError.Algo.InvalidParameter: The parameter must be in JSON format.","type":"invalid_request_error"}}`).f.status).toBe(400)
+  })
 })

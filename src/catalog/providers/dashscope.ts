@@ -97,6 +97,15 @@ export default {
       doc: DOC
     },
     {
+      id: "dashscope.invalid-parameter",
+      // 400 InvalidParameter, the catch-all of a request DashScope refuses ("url error, please check
+      // url", "Messages 以 user（tool）提问结束"); Tencent Cloud uses the same code, so it names no family
+      match: { code: "InvalidParameter" },
+      category: "invalid_request",
+      samples: ["w22aa-001"],
+      doc: DOC
+    },
+    {
       id: "dashscope.input-length",
       // 400 InvalidParameter "Range of input length should be [1, 30720]" (input longer than the model takes)
       match: { message: /range of input length should be \[1, ?[0-9]{1,8}\]/i },

@@ -43,6 +43,9 @@ const ERROR_CODE_DASH_RE = /\bError: (\d{4,6})-(?=[A-Za-z\u4e00-\u9fff])/
 const STATUS_NAMED_CODE_RE = /\bCode: [1-5]\d\d, status: ([A-Z][A-Za-z]{2,40}(?:\.[A-Z][A-Za-z]{2,40}){0,2}), message: /
 /** Spring AI Alibaba's DashScopeException: `[InvalidParameter] <400> message`. */
 const BRACKET_CODE_ANGLE_STATUS_RE = /\[([A-Za-z][\w.]{2,60})\] <([45]\d\d)> /
+const DASHSCOPE_BRACKET_CODE_RE = /DashScopeException: \[([A-Za-z][\w.]{2,60})\] /
+/** DashScope's `<400> InternalError.Algo.…` / `<429> Throttling…` message head. */
+const ANGLE_STATUS_RE = /(?:^|[\s"'(:])<([45]\d\d)> (?=[A-Z][A-Za-z]{2,30}[.:])/
 const LEADING_CODE_RE = /^[ \t]{0,8}(\d{4,6})(?::|,)[ \t](?=[A-Za-z\u4e00-\u9fff])/
 
 /** The Go SDK v2's `https response error StatusCode: 429, RequestID: …`. */
@@ -147,6 +150,19 @@ export function readExplicitCodes(s: string, d: Draft): void {
       d.explicitCode = true
       setBodyStatus(d, Number(m[2]))
     }
+  }
+  if (d.code === null && s.indexOf("DashScopeException: [") !== -1) {
+    // the same exception without the status (`DashScopeException: [InvalidParameter] url error`)
+    const m = DASHSCOPE_BRACKET_CODE_RE.exec(s)
+    if (m !== null) {
+      setCode(d, m[1])
+      d.explicitCode = true
+    }
+  }
+  if (d.status === null && s.indexOf("> ") !== -1) {
+    // DashScope's messages open with the status in angle brackets (`<400> InternalError.Algo.InvalidParameter: …`)
+    const m = ANGLE_STATUS_RE.exec(s)
+    if (m !== null) setBodyStatus(d, Number(m[1]))
   }
   for (const [literal, re, numeric] of PROSE_CODES) {
     if (d.code !== null) break
