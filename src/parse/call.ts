@@ -6,7 +6,7 @@
  * (`LineSignal.Call`, `CALL_WORDS_RE`): access-log lines, httpx's `HTTP Request:` lines, JSON
  * request logs with a `statusCode`, gateways' request logs.
  */
-import { providerOfHosts, providerOfName } from "../catalog/index.js"
+import { providerOfHost, providerOfHosts, providerOfName } from "../catalog/index.js"
 import { epochMsOf, findTimestamp, timeValue } from "./time.js"
 
 export interface CallSeen {
@@ -47,17 +47,41 @@ export function callOf(record: string): CallSeen | null {
   if (status >= 400) return null
   const m = MODEL_RE.exec(text)
   const model = m === null ? null : (m[1] ?? m[2] ?? m[3] ?? m[4] ?? null)
-  const host = providerOfHosts(text)
+  const host = providerOfCallHost(text)
   if (model === null && host === null && !ENDPOINT_RE.test(text)) return null
   const p = host === null ? PROVIDER_RE.exec(text) : null
   const sv = SERVICE_RE.exec(text)
   return {
     status,
     model: model === null ? null : model.replace(/[",;)\]}]+$/, ""),
-    provider: host?.provider ?? (p === null ? null : providerOfName(p[1]!)),
+    provider: host ?? (p === null ? null : providerOfName(p[1]!)),
     service: sv === null ? null : (sv[1] ?? sv[2] ?? null),
     occurredAt: timeOf(text)
   }
+}
+
+const URL_HOST_RE = /\bhttps?:\/\/([A-Za-z0-9][A-Za-z0-9.-]{0,252})/
+/** Providers of the URL hosts seen in calls: a service calls the same few hosts all day. */
+const hostMemo = new Map<string, string | null>()
+const HOST_MEMO_MAX = 256
+
+/**
+ * The provider of the API host the call went to: the host of its URL, looked up once per host;
+ * the catalogue's host scan over the whole record only when the URL names no API host of it (a
+ * relay) or there is no URL. The scan was half of counting a call.
+ */
+function providerOfCallHost(text: string): string | null {
+  const u = URL_HOST_RE.exec(text)
+  if (u !== null) {
+    let found = hostMemo.get(u[1]!)
+    if (found === undefined) {
+      if (hostMemo.size >= HOST_MEMO_MAX) hostMemo.clear()
+      found = providerOfHost(u[1]!)
+      hostMemo.set(u[1]!, found)
+    }
+    if (found !== null) return found
+  }
+  return providerOfHosts(text)?.provider ?? null
 }
 
 function timeOf(text: string): number | null {
