@@ -1243,4 +1243,11 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(ex.c.category).toBe("invalid_request")
     expect(failure(`dev.langchain4j.exception.InvalidRequestException: {"error":{"code":"invalid_parameter_error","message":"<400> InternalError.Algo.InvalidParameter: The parameter must be in JSON format.","type":"invalid_request_error"}}`).f.status).toBe(400)
   })
+
+  it("Tencent Cloud's SDK exception gives its code; the code alone makes no failed LLM call", () => {
+    const hunyuan = failure(`Run failed: [hunyuan] Error: PluginInvokeError: {"args":{"description":"[models] None, [TencentCloudSDKException] code:InvalidParameter message:Messages 以 user（tool）提问结束 requestId:940cf3c8"},"error_type":"InvokeError"}`)
+    expect(hunyuan.f.code).toBe("InvalidParameter")
+    expect(hunyuan.c.category).toBe("invalid_request")
+    expect(parseRecord("tencentcloud.common.exception.tencent_cloud_sdk_exception.TencentCloudSDKException: [TencentCloudSDKException] code:FailedOperation message:翻译失败 requestId:bc0e30fe")._tag).toBe("Ignored")
+  })
 })

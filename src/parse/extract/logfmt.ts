@@ -43,6 +43,7 @@ const ERROR_CODE_DASH_RE = /\bError: (\d{4,6})-(?=[A-Za-z\u4e00-\u9fff])/
 const STATUS_NAMED_CODE_RE = /\bCode: [1-5]\d\d, status: ([A-Z][A-Za-z]{2,40}(?:\.[A-Z][A-Za-z]{2,40}){0,2}), message: /
 /** Spring AI Alibaba's DashScopeException: `[InvalidParameter] <400> message`. */
 const BRACKET_CODE_ANGLE_STATUS_RE = /\[([A-Za-z][\w.]{2,60})\] <([45]\d\d)> /
+const TENCENT_CODE_RE = /TencentCloudSDKException\]? ?code: ?([A-Za-z][\w.]{1,80}) message:/
 const DASHSCOPE_BRACKET_CODE_RE = /DashScopeException: \[([A-Za-z][\w.]{2,60})\] /
 /** DashScope's `<400> InternalError.Algo.…` / `<429> Throttling…` message head. */
 const ANGLE_STATUS_RE = /(?:^|[\s"'(:])<([45]\d\d)> (?=[A-Z][A-Za-z]{2,30}[.:])/
@@ -150,6 +151,13 @@ export function readExplicitCodes(s: string, d: Draft): void {
       d.explicitCode = true
       setBodyStatus(d, Number(m[2]))
     }
+  }
+  if (d.code === null && s.indexOf("TencentCloudSDKException") !== -1) {
+    // Tencent Cloud's SDKs (Hunyuan): `[TencentCloudSDKException] code:InvalidParameter message:…`.
+    // Every Tencent Cloud service answers so (machine translation, OCR): the code alone does not
+    // make the record a failed LLM call
+    const m = TENCENT_CODE_RE.exec(s)
+    if (m !== null) setCode(d, m[1])
   }
   if (d.code === null && s.indexOf("DashScopeException: [") !== -1) {
     // the same exception without the status (`DashScopeException: [InvalidParameter] url error`)
