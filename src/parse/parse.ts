@@ -314,6 +314,9 @@ const OTHER_API_HOSTS: ReadonlyArray<RegExp> = [
   /\bapi\.twitter\.com\b/i, /\bpypi\.org\b/i, /\bregistry\.npmjs\.org\b/i, /\bregistry-1\.docker\.io\b/i,
   // the documentation_url of every GitHub REST API error body
   /\bdocs\.github\.com\/rest\b/i,
+  // the tools agents call besides the model: web search, machine translation, model registries
+  /\bserpapi\.com\b/i, /\bapi\.tavily\.com\b/i, /\bgoogle\.serper\.dev\b/i, /\bapi\.search\.brave\.com\b/i,
+  /\bapi\.bing\.microsoft\.com\b/i, /\bcustomsearch\.googleapis\.com\b/i, /\bapi(?:-free)?\.deepl\.com\b/i, /\bapi\.ngc\.nvidia\.com\b/i,
   /\b(?:docs\.)?upstash\.(?:com|io)\b/i
 ]
 /** OTHER_API_HOSTS behind a literal gate: one pass, then only those whose host is there are run. */

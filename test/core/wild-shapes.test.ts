@@ -1250,4 +1250,10 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(hunyuan.c.category).toBe("invalid_request")
     expect(parseRecord("tencentcloud.common.exception.tencent_cloud_sdk_exception.TencentCloudSDKException: [TencentCloudSDKException] code:FailedOperation message:翻译失败 requestId:bc0e30fe")._tag).toBe("Ignored")
   })
+
+  it("near misses: the web-search and translation APIs agents call besides the model", () => {
+    expect(parseRecord(" Error during web search: 429 Client Error: Too Many Requests for url: https://serpapi.com/search?q=weather&num=50&output=json")._tag).toBe("Ignored")
+    expect(parseRecord("Error: 429 Client Error: Too Many Requests for url: https://api.tavily.com/search. Failed fetching sources.")._tag).toBe("Ignored")
+    expect(failure("429 Client Error: Too Many Requests for url: https://api.openai.com/v1/chat/completions").f.status).toBe(429)
+  })
 })
