@@ -1256,4 +1256,10 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(parseRecord("Error: 429 Client Error: Too Many Requests for url: https://api.tavily.com/search. Failed fetching sources.")._tag).toBe("Ignored")
     expect(failure("429 Client Error: Too Many Requests for url: https://api.openai.com/v1/chat/completions").f.status).toBe(429)
   })
+
+  it("a status after Japanese or Korean failure words and a colon; a client's `auth error code: <code>`", () => {
+    expect(failure("분석 중 오류 발생: 429 You exceeded your current quota, please check your plan and billing details.").f.status).toBe(429)
+    expect(failure("AI生成エラー: 429 You exceeded your current quota, please check your plan and billing details.").f.status).toBe(429)
+    expect(failure("Unexpected status 401 Unauthorized: Incorrect API key provided, url: https://api.openai.com/v1/responses, auth error: 401, auth error code: invalid_api_key").f.code).toBe("invalid_api_key")
+  })
 })

@@ -43,10 +43,11 @@ const ERROR_CODE_DASH_RE = /\bError: (\d{4,6})-(?=[A-Za-z\u4e00-\u9fff])/
 const STATUS_NAMED_CODE_RE = /\bCode: [1-5]\d\d, status: ([A-Z][A-Za-z]{2,40}(?:\.[A-Z][A-Za-z]{2,40}){0,2}), message: /
 /** Spring AI Alibaba's DashScopeException: `[InvalidParameter] <400> message`. */
 const BRACKET_CODE_ANGLE_STATUS_RE = /\[([A-Za-z][\w.]{2,60})\] <([45]\d\d)> /
+const ERROR_CODE_WORD_RE = /\b[Ee]rror code:[ \t]{0,2}([a-z][a-z0-9]*(?:_[a-z0-9]+){1,6})\b/
 const TENCENT_CODE_RE = /TencentCloudSDKException\]? ?code: ?([A-Za-z][\w.]{1,80}) message:/
 const DASHSCOPE_BRACKET_CODE_RE = /DashScopeException: \[([A-Za-z][\w.]{2,60})\] /
 /** DashScope's `<400> InternalError.Algo.…` / `<429> Throttling…` message head. */
-const ANGLE_STATUS_RE = /(?:^|[\s"'(:])<([45]\d\d)> (?=[A-Z][A-Za-z]{2,30}[.:])/
+const ANGLE_STATUS_RE = /(?:^|[\s"'(:])<([45]\d\d)> (?=(?:[A-Z][A-Za-z]{2,30}|\*{3})[.:])/
 const LEADING_CODE_RE = /^[ \t]{0,8}(\d{4,6})(?::|,)[ \t](?=[A-Za-z\u4e00-\u9fff])/
 
 /** The Go SDK v2's `https response error StatusCode: 429, RequestID: …`. */
@@ -150,6 +151,14 @@ export function readExplicitCodes(s: string, d: Draft): void {
       setCode(d, m[1])
       d.explicitCode = true
       setBodyStatus(d, Number(m[2]))
+    }
+  }
+  if (d.code === null && s.indexOf("rror code: ") !== -1) {
+    // a client's own summary of the body's code (Codex: `auth error code: invalid_api_key`)
+    const m = ERROR_CODE_WORD_RE.exec(s)
+    if (m !== null) {
+      setCode(d, m[1])
+      d.explicitCode = true
     }
   }
   if (d.code === null && s.indexOf("TencentCloudSDKException") !== -1) {
