@@ -43,9 +43,7 @@ const ERROR_CODE_DASH_RE = /\bError: (\d{4,6})-(?=[A-Za-z\u4e00-\u9fff])/
 const STATUS_NAMED_CODE_RE = /\bCode: [1-5]\d\d, status: ([A-Z][A-Za-z]{2,40}(?:\.[A-Z][A-Za-z]{2,40}){0,2}), message: /
 /** Spring AI Alibaba's DashScopeException: `[InvalidParameter] <400> message`. */
 const BRACKET_CODE_ANGLE_STATUS_RE = /\[([A-Za-z][\w.]{2,60})\] <([45]\d\d)> /
-const ERROR_CODE_WORD_RE = /\b[Ee]rror code:[ \t]{0,2}([a-z][a-z0-9]*(?:_[a-z0-9]+){1,6})\b/
 const TENCENT_CODE_RE = /TencentCloudSDKException\]? ?code: ?([A-Za-z][\w.]{1,80}) message:/
-const DASHSCOPE_BRACKET_CODE_RE = /DashScopeException: \[([A-Za-z][\w.]{2,60})\] /
 /** DashScope's `<400> InternalError.Algo.…` / `<429> Throttling…` message head. */
 const ANGLE_STATUS_RE = /(?:^|[\s"'(:])<([45]\d\d)> (?=(?:[A-Z][A-Za-z]{2,30}|\*{3})[.:])/
 const LEADING_CODE_RE = /^[ \t]{0,8}(\d{4,6})(?::|,)[ \t](?=[A-Za-z\u4e00-\u9fff])/
@@ -66,11 +64,18 @@ const BRACKET_CODE_MESSAGE_RE = /(?:^|[\s"'：:])\[(\d{4,6})\]\[/
 /** A status and the body's code in brackets, as some clients print them: `[429:insufficient_quota]`. */
 const STATUS_CODE_BRACKET_RE = /\[[45]\d\d:([a-z][a-z_]{2,60})\]/
 
+const ERROR_CODE_WORD_RE = /\b[Ee]rror code:[ \t]{0,2}([a-z][a-z0-9]*(?:_[a-z0-9]+){1,6})\b/
+const DASHSCOPE_BRACKET_CODE_RE = /DashScopeException: \[([A-Za-z][\w.]{2,60})\] /
+
 /**
  * A service's code written in prose, tried in order until one is read: the literal the text must
  * hold ("": none), the pattern, and whether the code is a number.
  */
 const PROSE_CODES: ReadonlyArray<readonly [string, RegExp, boolean]> = [
+  // a client's own summary of the body's code (Codex: `auth error code: invalid_api_key`)
+  ["rror code: ", ERROR_CODE_WORD_RE, false],
+  // Spring AI Alibaba's DashScopeException without the status (`[InvalidParameter] url error`)
+  ["DashScopeException: [", DASHSCOPE_BRACKET_CODE_RE, false],
   ["", LEADING_CODE_RE, true],
   ["Error: ", ERROR_CODE_DASH_RE, true],
   [", status: ", STATUS_NAMED_CODE_RE, false],
@@ -153,28 +158,12 @@ export function readExplicitCodes(s: string, d: Draft): void {
       setBodyStatus(d, Number(m[2]))
     }
   }
-  if (d.code === null && s.indexOf("rror code: ") !== -1) {
-    // a client's own summary of the body's code (Codex: `auth error code: invalid_api_key`)
-    const m = ERROR_CODE_WORD_RE.exec(s)
-    if (m !== null) {
-      setCode(d, m[1])
-      d.explicitCode = true
-    }
-  }
   if (d.code === null && s.indexOf("TencentCloudSDKException") !== -1) {
     // Tencent Cloud's SDKs (Hunyuan): `[TencentCloudSDKException] code:InvalidParameter message:…`.
     // Every Tencent Cloud service answers so (machine translation, OCR): the code alone does not
     // make the record a failed LLM call
     const m = TENCENT_CODE_RE.exec(s)
     if (m !== null) setCode(d, m[1])
-  }
-  if (d.code === null && s.indexOf("DashScopeException: [") !== -1) {
-    // the same exception without the status (`DashScopeException: [InvalidParameter] url error`)
-    const m = DASHSCOPE_BRACKET_CODE_RE.exec(s)
-    if (m !== null) {
-      setCode(d, m[1])
-      d.explicitCode = true
-    }
   }
   if (d.status === null && s.indexOf("> ") !== -1) {
     // DashScope's messages open with the status in angle brackets (`<400> InternalError.Algo.InvalidParameter: …`)
