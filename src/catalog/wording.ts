@@ -8,7 +8,7 @@ import type { Category } from "../classify/Event.js"
 import { GatedAlternation } from "./literalGate.js"
 
 export const wording = {
-  realname: /real[- ]?name|实名/i,
+  realname: /real[- ]?name|实名|complete identity verification/i,
   quota:
     /insufficient[_ ](?:user[_ ])?quota|quota is not enough|exceeded your current quota|quota (?:has been |is )?(?:exceeded|exhausted|used up)(?! for (?:quota )?metric| for [\w.\/-]{0,120}_per_(?:minute|second))|out of quota|(?:exhausted|used up) (?:all of )?your (?:[\w-]{1,12} ){0,3}(?:quota|allocation|credits)\b|insufficient (?:account |credit )?balance|balance (?:is )?(?:insufficient|not enough|too low)|credit balance is too low|out of credits|insufficient credits|(?:requires|need|add) more credits|insufficient funds|overdue balance|reached your specified (?:api )?usage limits?|account (?:is )?(?:in arrears|overdue)|\barrearage\b|(?:doesn't|does not|don't|do not) have (?:any |enough )?credits|used all (?:of )?(?:the |your )?(?:available )?credits|(?:reached|exceeded) (?:its|your|the) (?:monthly )?spending limit|\bbilling hard limit (?:has been )?reached\b|spending[- ]limit (?:reached|exceeded)|余额不足|欠费|额度不足|额度已用完|额度已用尽|配额不足|无可用资源包/i,
   modelNotFound:

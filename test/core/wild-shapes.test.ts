@@ -1262,4 +1262,9 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("AI生成エラー: 429 You exceeded your current quota, please check your plan and billing details.").f.status).toBe(429)
     expect(failure("Unexpected status 401 Unauthorized: Incorrect API key provided, url: https://api.openai.com/v1/responses, auth error: 401, auth error code: invalid_api_key").f.code).toBe("invalid_api_key")
   })
+
+  it("SiliconFlow's English real-name wording and MiniMax's request timeout code", () => {
+    expect(failure("ERROR - Error code: 403 - RPM limit exceeded. Please complete identity verification to lift the restriction.").c.category).toBe("auth_realname")
+    expect(failure(`Error: {"base_resp":{"status_code":1001,"status_msg":"request timeout, please try again later"}}`).c.category).toBe("overload")
+  })
 })

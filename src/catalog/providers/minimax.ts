@@ -105,6 +105,16 @@ export default {
       doc: DOC
     },
     {
+      id: "minimax.request-timeout-code",
+      // base_resp.status_code 1001 "request timeout, please try again later" (often with HTTP 200):
+      // the service timed out on its side; retry later
+      match: { code: 1001 },
+      category: "overload",
+      onlyForProvider: true,
+      samples: ["w20ba-010"],
+      doc: DOC
+    },
+    {
       id: "minimax.high-traffic",
       // HTTP 529 "High traffic detected. For a more stable experience, upgrade to our Plus plan"
       match: { message: /high traffic detected\. for a more stable experience/i },
