@@ -52,7 +52,11 @@ const SIGNAL_WORDS: ReadonlyArray<string | readonly [word: string, after: string
   "hang up", "proxy", "payment required", "again", "not found", "authorization required", "incorrect", "suspended",
   "arrear", "overdue", "high traffic", "not active", "unable to", "issue connecting", "over available", "cors policy", "unsupportedprotocol",
   "no such host", "goaway", "prematurely", "empty reply", "used up", "throttl", "validationexception", "expiredtoken",
-  "unrecognizedclient", "modelnotready"
+  "unrecognizedclient", "modelnotready",
+  // a stream cut in the middle of an answer (`stream disconnected before completion`, Go's `read stream: unexpected EOF`)
+  "disconnect", "unexpected eof",
+  // a relay's `model claude-haiku-4-5 is not supported`
+  "not supported"
 ]
 
 const wordOf = (w: (typeof SIGNAL_WORDS)[number]): string => (typeof w === "string" ? w : w[0])

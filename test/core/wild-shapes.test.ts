@@ -1267,4 +1267,14 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("ERROR - Error code: 403 - RPM limit exceeded. Please complete identity verification to lift the restriction.").c.category).toBe("auth_realname")
     expect(failure(`Error: {"base_resp":{"status_code":1001,"status_msg":"request timeout, please try again later"}}`).c.category).toBe("overload")
   })
+
+  it("failures in the middle of a stream, and websockets that close or never open", () => {
+    expect(failure("deepseek-flash: read stream: unexpected EOF").c.category).toBe("transport")
+    expect(failure("■ stream disconnected before completion: stream closed before response.completed").c.category).toBe("transport")
+    expect(failure("2026-07-15T19:59:48.773Z [INFO][deepseek] invokeStream: model=deepseek-v4-flash\n2026-07-15T20:00:29.605Z [ERROR][deepseek] Provider error: terminated").c.category).toBe("transport")
+    expect(failure(`Error: {"type":"error",...,"type":"overloaded_error",...}\n    at Stream.iterator (@anthropic-ai/sdk/core/streaming.mjs:62)`).c.category).toBe("overload")
+    expect(failure("WebSocket connection to 'wss://api.openai.com/v1/realtime?model=gpt-4o-realtime-preview' failed: \nWebSocket is closed before the connection is established.").c.category).toBe("transport")
+    expect(failure("INFO:server:Error processing 1 Gemini message: received 1011 (internal error) The service is currently unavailable.").c.category).not.toBe("unknown")
+    expect(failure("model claude-haiku-4-5-20251001 is not supported").c.category).toBe("model_not_found")
+  })
 })
