@@ -209,11 +209,17 @@ export function setModel(d: Draft, v: unknown): void {
   // a Vertex AI model named as its resource (`projects/p/locations/l/publishers/google/models/gemini-1.5-pro`,
   // grpc-go's `Publisher Model `…` not found`): the model is the last segment
   if (m.indexOf("/models/") !== -1 && (m.startsWith("projects/") || m.startsWith("publishers/"))) m = m.slice(m.lastIndexOf("/models/") + 8)
+  // a Bedrock foundation model named by its ARN (`arn:aws:bedrock:us-east-1::foundation-model/amazon.titan-embed-text-v1`)
+  if (m.startsWith("arn:aws") && m.indexOf(":foundation-model/") !== -1) m = m.slice(m.indexOf(":foundation-model/") + 18)
+  // a placeholder left in a sample config (`MODEL_ID_GOES_HERE`, `YOUR_MODEL_NAME`) names no model
+  if (PLACEHOLDER_RE.test(m)) return
   if (m !== "" && m.length <= 200 && !isNullWord(m) && m !== "<redacted>") {
     d.model = m
     if (d.explain !== null) note(d, "model", m)
   }
 }
+
+const PLACEHOLDER_RE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){2,}$/
 
 export function setRequestId(d: Draft, v: unknown): void {
   if (d.requestId !== null) return

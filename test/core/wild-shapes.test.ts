@@ -1277,4 +1277,10 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("INFO:server:Error processing 1 Gemini message: received 1011 (internal error) The service is currently unavailable.").c.category).not.toBe("unknown")
     expect(failure("model claude-haiku-4-5-20251001 is not supported").c.category).toBe("model_not_found")
   })
+
+  it("a Bedrock model named by its ARN, a sample config's placeholder, DashScope's SSE `HTTP_STATUS/429` line", () => {
+    expect(failure("ValidationException: The provided model identifier is invalid: arn:aws:bedrock:us-east-1::foundation-model/amazon.titan-embed-text-v1").f.model ?? "").not.toContain("arn:aws")
+    expect(failure(`{"error":{"message":"Invalid model","type":"invalid_request_error"},"model":"MODEL_ID_GOES_HERE"}`).f.model).toBeNull()
+    expect(failure(`id:1\nevent:error\nHTTP_STATUS/429 TOO_MANY_REQUESTS\ndata:{"code":"Throttling.AllocationQuota","message":"Free allocated quota exceeded.","request_id":"a734"}`).f.status).toBe(429)
+  })
 })
