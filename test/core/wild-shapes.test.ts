@@ -1275,6 +1275,7 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure(`Error: {"type":"error",...,"type":"overloaded_error",...}\n    at Stream.iterator (@anthropic-ai/sdk/core/streaming.mjs:62)`).c.category).toBe("overload")
     expect(failure("WebSocket connection to 'wss://api.openai.com/v1/realtime?model=gpt-4o-realtime-preview' failed: \nWebSocket is closed before the connection is established.").c.category).toBe("transport")
     expect(failure("INFO:server:Error processing 1 Gemini message: received 1011 (internal error) The service is currently unavailable.").c.category).not.toBe("unknown")
+    expect(failure("ERROR - Gemini live session failed: sent 1007 (invalid frame payload data) invalid continuation byte; no close frame received").c.category).toBe("transport")
     expect(failure("model claude-haiku-4-5-20251001 is not supported").c.category).toBe("model_not_found")
   })
 
