@@ -1284,4 +1284,11 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure(`{"error":{"message":"Invalid model","type":"invalid_request_error"},"model":"MODEL_ID_GOES_HERE"}`).f.model).toBeNull()
     expect(failure(`id:1\nevent:error\nHTTP_STATUS/429 TOO_MANY_REQUESTS\ndata:{"code":"Throttling.AllocationQuota","message":"Free allocated quota exceeded.","request_id":"a734"}`).f.status).toBe(429)
   })
+
+  it("an OpenAI object that failed on the service's side: its last_error is the error body", () => {
+    const { f, c } = failure(`{\n  "id": "file-hAV",\n  "object": "vector_store.file",\n  "status": "failed",\n  "last_error": {\n    "code": "unsupported_file",\n    "message": "The file type is not supported."\n  }\n}`)
+    expect(f.code).toBe("unsupported_file")
+    expect(["invalid_request", "unknown"]).toContain(c.category)
+    expect(parseRecord(`{"object": "vector_store.file", "status": "completed", "last_error": null}`)._tag).toBe("Ignored")
+  })
 })

@@ -150,6 +150,12 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
   if (error === undefined && isRecord(response) && isRecord(response["error"])) {
     d.hasBody = readErrorMember(response["error"], d, depth) || d.hasBody
   }
+  // an OpenAI object that failed on the service's side (a run, a vector store file, a fine-tuning
+  // job): `{"object": "vector_store.file", "status": "failed", "last_error": {"code": …, "message": …}}`
+  const lastError = o["last_error"]
+  if (error === undefined && isRecord(lastError) && typeof lastError["message"] === "string") {
+    d.hasBody = readErrorMember(lastError, d, depth) || d.hasBody
+  }
   const err = o["err"]
   if (isRecord(err)) readErrorObject(err, d, depth)
   else if (typeof err === "string") readText(err, d, depth + 1)
