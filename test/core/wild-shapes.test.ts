@@ -1291,4 +1291,9 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(["invalid_request", "unknown"]).toContain(c.category)
     expect(parseRecord(`{"object": "vector_store.file", "status": "completed", "last_error": null}`)._tag).toBe("Ignored")
   })
+
+  it("an application's `Error from OpenAI: <message>` is a failed call", () => {
+    expect(parseRecord("Error from OpenAI: Your session hit the maximum duration of 30 minutes.")._tag).toBe("Failure")
+    expect(parseRecord("Error from the database: connection pool exhausted")._tag).toBe("Ignored")
+  })
 })
