@@ -1296,4 +1296,8 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(parseRecord("Error from OpenAI: Your session hit the maximum duration of 30 minutes.")._tag).toBe("Failure")
     expect(parseRecord("Error from the database: connection pool exhausted")._tag).toBe("Ignored")
   })
+
+  it("claude-code-router's `Error from provider(<name>,<model>: 400): {…}`", () => {
+    expect(failure(`Error from provider(yinli,claude-sonnet-4-5: 400): {"error":{"type":"invalid_request_error","message":"tools.0: Input tag 'function' does not match"}}`).f.status).toBe(400)
+  })
 })
