@@ -1300,4 +1300,9 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
   it("claude-code-router's `Error from provider(<name>,<model>: 400): {…}`", () => {
     expect(failure(`Error from provider(yinli,claude-sonnet-4-5: 400): {"error":{"type":"invalid_request_error","message":"tools.0: Input tag 'function' does not match"}}`).f.status).toBe(400)
   })
+
+  it("embedding and rerank models standing alone: BAAI's bge, sentence-transformers, jina", () => {
+    expect(failure("Embed Model :  SiliconFlow - BAAI/bge-large-en-v1.5\n[ERROR]Embedding error:Error code: 400 - {'code': 20012, 'message': 'Model does not exist. Please check it carefully.', 'data': None}").f.model).toBe("BAAI/bge-large-en-v1.5")
+    expect(failure("rerank failed with bge-reranker-v2-m3: Error code: 503 - {'message': 'busy'}").f.model).toBe("bge-reranker-v2-m3")
+  })
 })

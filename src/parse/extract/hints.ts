@@ -85,7 +85,7 @@ const MODEL_DEPLOYMENT_BARE_RE = /\bdeployment[ \t]{1,4}([A-Za-z0-9][\w.:-]{1,12
  * suffix (`deepseek-chat`, `qwen-max`), so tools named after a family (`gemini-cli`,
  * `claude-code`, `llama.cpp`, `gpt-pilot`) are not taken for one.
  */
-const MODEL_FAMILY_RE = /(?:^|[\s\[(`'"=,:>])((?:gpt|chatgpt|claude|gemini|gemma|llama|meta-llama|mistral|mixtral|codestral|ministral|devstral|magistral|pixtral|qwen|qwq|deepseek|glm|kimi|moonshot|ernie|doubao|minimax|abab|command-r|grok|sonar|hunyuan|baichuan|internlm|text-embedding)[\w.:@+-]{0,100}(?:\/[\w.:@+-]{1,100})?|o[134](?:-(?:mini|pro|preview|deep-research)){0,2})(?=$|[\s,;)\]'"`}>])/gi
+const MODEL_FAMILY_RE = /(?:^|[\s\[(`'"=,:>])((?:gpt|chatgpt|claude|gemini|gemma|llama|meta-llama|mistral|mixtral|codestral|ministral|devstral|magistral|pixtral|qwen|qwq|deepseek|glm|kimi|moonshot|ernie|doubao|minimax|abab|command-r|grok|sonar|hunyuan|baichuan|internlm|text-embedding|baai|bge|sentence-transformers|jina-(?:embeddings|reranker|clip)|nomic-embed|mxbai-embed)[\w.:@+-]{0,100}(?:\/[\w.:@+-]{1,100})?|o[134](?:-(?:mini|pro|preview|deep-research)){0,2})(?=$|[\s,;)\]'"`}>])/gi
 const MODEL_FAMILY_SUFFIX_RE = /-(?:chat|reasoner|max|plus|turbo|pro|large|small|medium|latest|instant|mini|lite|flash|coder|preview)\b/i
 /**
  * Not a model: a tool's version after its name (`claude-code/2.1.0`, `gemini-cli@0.1.22`), a
