@@ -66,7 +66,8 @@ describe("the corpus", () => {
  * 96.0 / 90.9 / 89.5 % (not dropped 91.9 %), tune 95.3 / 95.0 / 98.1 / 94.4 / 94.6 % (not dropped 95.3 %).
  * With wild24- (2983 records: endpoints beyond chat and failures mid-stream, the hardest collection
  * yet): holdout 89.9 / 90.3 / 95.5 / 90.3 / 88.9 % (not dropped 91.3 %), tune 95.0 / 94.5 / 98.1 /
- * 94.0 / 94.2 % (not dropped 95.0 %).
+ * 94.0 / 94.2 % (not dropped 95.0 %); after the last fixes of that session holdout 90.0 / 90.4 / 95.5 /
+ * 90.4 / 89.0 % (not dropped 91.5 %), tune 95.1 / 94.7 / 98.1 / 94.1 / 94.6 % (not dropped 95.1 %).
  */
 const FLOORS: Record<"tune" | "holdout", Partial<Record<Field, number>>> = {
   tune: { ignored: 0.945, category: 0.945, status: 0.94, kind: 0.976, code: 0.935, model: 0.937 },
