@@ -1305,4 +1305,9 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("Embed Model :  SiliconFlow - BAAI/bge-large-en-v1.5\n[ERROR]Embedding error:Error code: 400 - {'code': 20012, 'message': 'Model does not exist. Please check it carefully.', 'data': None}").f.model).toBe("BAAI/bge-large-en-v1.5")
     expect(failure("rerank failed with bge-reranker-v2-m3: Error code: 503 - {'message': 'busy'}").f.model).toBe("bge-reranker-v2-m3")
   })
+
+  it("a model labelled in Japanese or Korean", () => {
+    expect(failure("**エラー**: `Gemini API error: The model is overloaded. Please try again later.`\n**モデル**: `google/gemini-2.5-flash-preview-09-2025`").f.model).toBe("google/gemini-2.5-flash-preview-09-2025")
+    expect(failure("요청 실패: 429 Too Many Requests\n모델: gpt-4o-mini").f.model).toBe("gpt-4o-mini")
+  })
 })

@@ -28,6 +28,8 @@ const MODEL_REACHED_RE = /(?:reached|too large) for (?!model\b)([A-Za-z0-9][\w.:
 const MODEL_LITELLM_GROUP_RE = /Received Model Group=([A-Za-z0-9][^\n]{0,127}?)[ \t]*(?:\\n|\n|$|Available Model Group)/
 
 const MODEL_ZH_RE = /模型(?:名称|名|ID|id)?[ \t]*[:：]?[ \t]*([A-Za-z0-9][\w.:/-]{0,127})/
+/** The model labelled in Japanese or Korean (`**モデル**: \`google/gemini-2.5-flash\``, `모델: gpt-4o`). */
+const MODEL_JA_KO_RE = /(?:モデル|모델)(?:名|명|ID)?[*\s]{0,4}[:：][*\s]{0,4}[`'"]?([A-Za-z0-9][\w.:/@-]{0,127})/
 
 const MODEL_PATH_RE = /\/(?:engines|deployments)\/([A-Za-z0-9][\w.:-]{0,127})\//
 /** Gemini / Vertex `models/gemini-1.5-pro:generateContent`, `models/x is not found`; Bedrock `/model/<id>/invoke`. */
@@ -113,6 +115,8 @@ const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["too large for", MODEL_REACHED_RE],
   ["Model Group=", MODEL_LITELLM_GROUP_RE],
   ["模型", MODEL_ZH_RE],
+  ["モデル", MODEL_JA_KO_RE],
+  ["모델", MODEL_JA_KO_RE],
   ["/engines/", MODEL_PATH_RE],
   ["/deployments/", MODEL_PATH_RE],
   ["models/", MODEL_GOOGLE_RE],
