@@ -190,7 +190,6 @@ export function lookup(r: CatalogInput, categoryOrder: ReadonlyArray<Category>):
 
 const familyById = new Map(families.map((f) => [f.id, f]))
 
-
 /**
  * Every API host as a pattern of its own, as a host or the suffix of one (`x.openai.azure.com`),
  * with or without a scheme (`attempted address: api.openai.com:443`), longest first; found

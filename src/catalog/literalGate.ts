@@ -340,4 +340,3 @@ export class GatedAlternation {
     return this.gate.test(t)
   }
 }
-

@@ -339,6 +339,9 @@ function succeededAfterRetries(text: string): boolean {
 
 const HUB_DOWNLOAD_RE = /\bhuggingface\.co\/[^\s"'<>]{1,200}\/resolve\//
 
+/** Hugging Face's inference endpoints: a record naming one is an inference call, whatever Hub URL it also shows. */
+const HF_INFERENCE_RE = /api-inference\.|router\.huggingface/
+
 /** The Hugging Face Hub's own API (model metadata, revisions, whoami), as urllib3 logs it: no inference call. */
 const HUB_API_RE = /\bhuggingface\.co(?::443)?\b[^\n]{0,16}?"?(?:GET|HEAD|POST) \/api\/(?:models|datasets|spaces|whoami)\b/
 
@@ -355,10 +358,10 @@ function decide(d: Draft, text: string): ParseResult | null {
   // OpenAI's billing dashboard (`GET /dashboard/billing/credit_grants`, polled by chat UIs for a balance) is not an LLM call
   if (text.indexOf("/dashboard/billing/") !== -1 && !d.sawLlmPath) return IGNORED["not an API call"]
   // a model file downloaded from the Hugging Face Hub (`huggingface.co/<repo>/resolve/main/config.json`) is not an inference call
-  if (text.indexOf("/resolve/") !== -1 && HUB_DOWNLOAD_RE.test(text) && !d.sawLlmPath && !/api-inference\.|router\.huggingface/.test(text)) {
+  if (text.indexOf("/resolve/") !== -1 && HUB_DOWNLOAD_RE.test(text) && !d.sawLlmPath && !HF_INFERENCE_RE.test(text)) {
     return IGNORED["not an API call"]
   }
-  if (text.indexOf("huggingface.co") !== -1 && HUB_API_RE.test(text) && !/api-inference\.|router\.huggingface|\/v1\/chat\/completions/.test(text)) {
+  if (text.indexOf("huggingface.co") !== -1 && HUB_API_RE.test(text) && !HF_INFERENCE_RE.test(text) && text.indexOf("/v1/chat/completions") === -1) {
     return IGNORED["not an API call"]
   }
   const status = d.status ?? d.phraseStatus

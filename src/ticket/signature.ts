@@ -19,7 +19,6 @@ export const TICKET_GROUP_LABELS: ReadonlyArray<TicketGroupLabel> = ["model", "s
 
 export const MODEL_MASK = "<model>"
 
-
 /**
  * The message with the event's model name replaced by `<model>`: the full name and its last path
  * segment (`Qwen/Qwen2.5-7B-Instruct` and `Qwen2.5-7B-Instruct`), case-insensitive, as whole names

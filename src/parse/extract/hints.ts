@@ -34,13 +34,13 @@ const MODEL_JA_KO_RE = /(?:モデル|모델)(?:名|명|ID)?[*\s]{0,4}[:：][*\s]
 const MODEL_PATH_RE = /\/(?:engines|deployments)\/([A-Za-z0-9][\w.:-]{0,127})\//
 /** Gemini / Vertex `models/gemini-1.5-pro:generateContent`, `models/x is not found`; Bedrock `/model/<id>/invoke`. */
 const MODEL_GOOGLE_RE = /\bmodels\/([A-Za-z0-9][\w.@-]{0,127})(?=:[a-zA-Z]|:?[\s'"`,)]|$)/
-/** Hugging Face's router and inference API: `/models/Qwen/Qwen2.5-Coder-32B-Instruct/v1/chat/completions`. */
 /** The serverless Inference API's URL names the model after `/models/` (`api-inference.huggingface.co/models/<org>/<name>`). */
 const MODEL_HF_INFERENCE_RE = /api-inference\.huggingface\.co\/models\/([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.-]{0,127})/
 /** The model `ollama run` was given (`ollama run qwen2.5:7b`, `ollama run hf.co/org/name-gguf:Q4_K_M`). */
 const MODEL_OLLAMA_RUN_RE = /\bollama run ([A-Za-z0-9][\w.:/@+-]{0,159})/
 /** A call named by what it was sent to: `Error while sending chat request to 'imagen-3.0-generate-002'`. */
 const MODEL_REQUEST_TO_RE = /\brequest to ['"`]([A-Za-z0-9][\w.:@+-]{1,100})['"`]/
+/** Hugging Face's router and inference API: `/models/Qwen/Qwen2.5-Coder-32B-Instruct/v1/chat/completions`. */
 const MODEL_HF_PATH_RE = /\/models\/([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.-]{0,127})\/(?:v\d|pipeline)/
 /** A model named before the word: `the ［doubao-seed-1-6 model`, `for the gpt-4o model`. */
 const MODEL_BEFORE_RE = /\b(?:the|use|using)[ \t]{1,3}[［\[`'"]?([A-Za-z][\w.:/-]{1,127})[］\]`'"]?[ \t]{1,3}model\b/
@@ -307,15 +307,16 @@ function decodePath(v: string): string {
 
 const URL_RE = /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)[ \t]+(\S{1,500})|https?:\/\/[^\s"'<>)\]]{1,500}/g
 
-export const LLM_PATH_RE =
-  /\/v\d+(?:beta\d*|alpha\d*)?\/|\/(?:chat\/)?completions\b|\/embeddings\b|\/audio\/|\/images\/|\/rerank\b|\/models\b|\/responses\b|\/engines\/|\/deployments\/|\/messages\b|[:/]generateContent|\/api\/(?:generate|chat)\b/
-
 /**
- * LLM_PATH_RE without the bare version segment: `/v1/` alone says a versioned REST API (Google's
- * HomeGraph `/v1/devices:requestSync`, a chat app's `/v1/api/…`), not an LLM one. A path is the
- * call's evidence only with an LLM endpoint in it; an API host or a model says so otherwise.
+ * An LLM endpoint in a path. A bare version segment is not one: `/v1/` alone says a versioned REST
+ * API (Google's HomeGraph `/v1/devices:requestSync`, a chat app's `/v1/api/…`), not an LLM one. A
+ * path is the call's evidence only with an LLM endpoint in it; an API host or a model says so otherwise.
  */
-const LLM_ENDPOINT_RE = new RegExp(LLM_PATH_RE.source.replace("\\/v\\d+(?:beta\\d*|alpha\\d*)?\\/|", ""))
+const LLM_ENDPOINT_RE =
+  /\/(?:chat\/)?completions\b|\/embeddings\b|\/audio\/|\/images\/|\/rerank\b|\/models\b|\/responses\b|\/engines\/|\/deployments\/|\/messages\b|[:/]generateContent|\/api\/(?:generate|chat)\b/
+
+/** A path worth noting as the call's: an LLM endpoint, or any versioned API path. */
+export const LLM_PATH_RE = new RegExp(`\\/v\\d+(?:beta\\d*|alpha\\d*)?\\/|${LLM_ENDPOINT_RE.source}`)
 
 const ENDPOINT_RE = /\/v\d+(?:beta\d*|alpha\d*)?\/[A-Za-z0-9._~:@\/-]{1,200}/
 
