@@ -56,7 +56,11 @@ const SIGNAL_WORDS: ReadonlyArray<string | readonly [word: string, after: string
   // a stream cut in the middle of an answer (`stream disconnected before completion`, Go's `read stream: unexpected EOF`)
   "disconnect", "unexpected eof",
   // a relay's `model claude-haiku-4-5 is not supported`
-  "not supported"
+  "not supported",
+  // capacity in a provider's words (`We're currently experiencing high demand`, `a high volume of traffic`)
+  "high demand", "high volume",
+  // Go's cancelled request (`request canceled, context canceled`)
+  "context cancel"
 ]
 
 const wordOf = (w: (typeof SIGNAL_WORDS)[number]): string => (typeof w === "string" ? w : w[0])

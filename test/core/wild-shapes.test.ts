@@ -1310,4 +1310,33 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("**エラー**: `Gemini API error: The model is overloaded. Please try again later.`\n**モデル**: `google/gemini-2.5-flash-preview-09-2025`").f.model).toBe("google/gemini-2.5-flash-preview-09-2025")
     expect(failure("요청 실패: 429 Too Many Requests\n모델: gpt-4o-mini").f.model).toBe("gpt-4o-mini")
   })
+
+  it("a wrapper object around the upstream's answer: `http_code`, the answer kept as text, a sole key holding the rest", () => {
+    const { f, c } = failure(`{"response":{"error":"API请求失败","http_code":429,"response":"{\\"code\\":700002,\\"message\\":\\"用户请求TPM超限,请减少tokens后重试\\"}"}}`)
+    expect(f.status).toBe(429)
+    expect(f.code).toBe(700002)
+    expect(c.rateLimitKind).toBe("TPM")
+  })
+
+  it("a log platform's flattened keys (`fields.err.message`) read as the nested record they were", () => {
+    const { f, c } = failure(`{"_time":"2026-09-07T16:40:46.612Z","level":"warn","message":"Title generation failed","fields.err.message":"OpenRouter request failed: 429","fields.err.name":"OpenRouterRequestError"}`)
+    expect(f.status).toBe(429)
+    expect(c.category).toBe("rate_limit")
+  })
+
+  it("a status in a Chinese key | value table, after a full stop at a line's start; a model labelled `模型 ID`", () => {
+    const { f } = failure("方法 | POST\nURL | /v1/chat/completions\n状态码 | 400\n模型 ID | deepseek-chat")
+    expect(f.status).toBe(400)
+    expect(f.model).toBe("deepseek-chat")
+    expect(failure("500. do_request_failed err :invalid character (request id:20240505072910994103194ABCDEF)").f.status).toBe(500)
+  })
+
+  it("capacity, credits and key wordings without a status; Go's cancelled request", () => {
+    expect(failure("stream error: We're currently experiencing high demand, which may cause temporary errors.").c.category).toBe("overload")
+    expect(failure("The model you've selected is experiencing a high volume of traffic. Try changing the model.").c.category).toBe("overload")
+    expect(failure("Failed to perform inference: You have depleted your monthly included credits.").c.category).toBe("quota")
+    expect(failure(`chat error { message: '{"errorType":"InvalidProviderAPIKey"}' }`).c.category).toBe("auth_key")
+    expect(failure("InvokeModel: operation error Bedrock Runtime: InvokeModel, request canceled, context canceled").c.category).toBe("transport")
+    expect(parseRecord("job 42: request canceled, context canceled")._tag).toBe("Ignored")
+  })
 })

@@ -27,7 +27,7 @@ const MODEL_REACHED_RE = /(?:reached|too large) for (?!model\b)([A-Za-z0-9][\w.:
 /** The group is the rest of its line: a configured name may hold spaces (`Received Model Group=Cohere - command-r-08-2024`). */
 const MODEL_LITELLM_GROUP_RE = /Received Model Group=([A-Za-z0-9][^\n]{0,127}?)[ \t]*(?:\\n|\n|$|Available Model Group)/
 
-const MODEL_ZH_RE = /模型(?:名称|名|ID|id)?[ \t]*[:：]?[ \t]*([A-Za-z0-9][\w.:/-]{0,127})/
+const MODEL_ZH_RE = /模型[ \t]?(?:名称|名|ID|id)?[ \t]*[:：|]?[ \t]*([A-Za-z0-9][\w.:/-]{0,127})/
 /** The model labelled in Japanese or Korean (`**モデル**: \`google/gemini-2.5-flash\``, `모델: gpt-4o`). */
 const MODEL_JA_KO_RE = /(?:モデル|모델)(?:名|명|ID)?[*\s]{0,4}[:：][*\s]{0,4}[`'"]?([A-Za-z0-9][\w.:/@-]{0,127})/
 

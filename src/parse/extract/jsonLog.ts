@@ -31,6 +31,9 @@ const STATUS_PATHS: ReadonlyArray<ReadonlyArray<string>> = [
   ["$metadata", "httpStatusCode"],
   ["http_status"],
   ["httpStatus"],
+  // PHP's curl_getinfo name, kept by the wrappers PHP applications log
+  ["http_code"],
+  ["httpCode"],
   ["error", "$metadata", "httpStatusCode"],
   // Google Cloud Logging's HttpRequest
   ["httpRequest", "status"],
@@ -85,6 +88,50 @@ const EXCEPTION_PAIRS: ReadonlyArray<readonly [string, string]> = [
  */
 const ENVELOPE_KEYS = ["record", "fields", "jsonPayload", "attributes"] as const
 
+const ENVELOPE_SET: ReadonlySet<string> = new Set(ENVELOPE_KEYS)
+
+/** The key and value of an object with exactly one key, else null. */
+function soleValue(o: Record<string, unknown>): readonly [string, unknown] | null {
+  let found: readonly [string, unknown] | null = null
+  for (const k in o) {
+    if (found !== null) return null
+    found = [k, o[k]]
+  }
+  return found
+}
+
+/**
+ * The dotted keys of `o` (`fields.err.message`) as nested objects, or null when it has none. Keys
+ * that are the dotted names of conventions read as they are (`http.status_code`, `error.type`)
+ * are nested too: reading them twice changes nothing, every field being first-writer-wins.
+ */
+function unflattened(o: Record<string, unknown>): Record<string, unknown> | null {
+  let out: Record<string, unknown> | null = null
+  let n = 0
+  for (const k in o) {
+    if (++n > 256) break
+    const dot = k.indexOf(".")
+    if (dot <= 0 || dot === k.length - 1) continue
+    const parts = k.split(".")
+    if (parts.length > 6 || parts.some((p) => p === "")) continue
+    out ??= {}
+    let at: Record<string, unknown> = out
+    let ok = true
+    for (let i = 0; i < parts.length - 1; i++) {
+      const next = at[parts[i]!]
+      if (next === undefined) at = at[parts[i]!] = {} as Record<string, unknown>
+      else if (isRecord(next)) at = next
+      else {
+        ok = false
+        break
+      }
+    }
+    const last = parts[parts.length - 1]!
+    if (ok && at[last] === undefined) at[last] = o[k]
+  }
+  return out
+}
+
 const SERVICE_KEYS = ["service", "app", "service_name", "serviceName", "application", "name"] as const
 
 export function readLogObject(o: Record<string, unknown>, d: Draft, depth: number): void {
@@ -107,6 +154,9 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
     const v = o[k]
     if (isRecord(v)) readLogObject(v, d, depth + 1)
   }
+  // an object that is only a wrapper of another (`{"response": {"error": "…", "http_code": 429, …}}`)
+  const only = soleValue(o)
+  if (only !== null && !ENVELOPE_SET.has(only[0]) && isRecord(only[1])) readLogObject(only[1], d, depth + 1)
   // An application's own request log (`method`, `url`, `status_code` of the answer it gave its
   // client) whose message reports the failed upstream call's status (`… status code: 429, message:
   // …`): the upstream's status is the call's, the log's is the application's.
@@ -131,6 +181,8 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
     setStatus(d, toStatus(getPath(o, path)))
   }
   for (const path of BODY_PATHS) readBodyValue(getPath(o, path), d, depth, path[0] !== "data")
+  // the upstream's answer kept as the text it came in (`"response": "{\"code\":700002,…}"`)
+  if (typeof o["response"] === "string") readBodyValue(o["response"], d, depth, true)
 
   const error = o["error"]
   if (isRecord(error)) {
@@ -218,6 +270,10 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
       }
     }
   }
+  // a record whose nesting a log platform flattened into dotted keys (Axiom's and Datadog's
+  // `fields.err.message`, `fields.err.status`): read as the nested object it was
+  const nested = unflattened(o)
+  if (nested !== null) readLogObject(nested, d, depth + 1)
   // an error kept under a key of the application's own (`system_error`, `$error`, `cause`,
   // `lastError`): read when nothing above said what failed
   if (d.message === null && d.status === null && !d.hasBody) {

@@ -5,7 +5,7 @@
 
 const STATUS_CANDIDATE_RE = /(?<![\w.\/+\-]|\d[,:])([45]\d\d)(?![0-9_]|[.,:]\d)/g
 
-const LEFT_SKIP = new Set([32, 9, 58, 61, 91, 93, 40, 34, 39, 44, 35, 62, 0xff1a, 0x3010, 0x3011, 0xff08, 0x201c, 0x201d, 0x2018, 0x2019])
+const LEFT_SKIP = new Set([32, 9, 58, 61, 91, 93, 40, 34, 39, 44, 35, 62, 124, 0xff1a, 0x3010, 0x3011, 0xff08, 0x201c, 0x201d, 0x2018, 0x2019])
 
 const LEFT_KEYWORDS = ["status", "satus", "code", "http", "error", "err", "failed", "failure", "exception", "response", "returned", "upstream",
   // Alamofire's `Response status code was unacceptable: 404.`
@@ -220,7 +220,9 @@ export function lineStartStatus(s: string, i: number): boolean {
   // at a line's start, or a quoted string's (`error: "429 You exceeded your current quota"`)
   const before = j < 0 ? 10 : s.charCodeAt(j)
   if (before !== 10 && before !== 34 && before !== 39) return false
-  if (s.charCodeAt(i + 3) !== 32) return false
+  // `500. unmarshal_response_body_failed …` (an app's alert: the status, a full stop, the relay's message)
+  if (s.charCodeAt(i + 3) === 46 && s.charCodeAt(i + 4) === 32) i++
+  else if (s.charCodeAt(i + 3) !== 32) return false
   // `429 Rate limit ...`, `429 "Too many tokens ..."` (a body that is a bare JSON string), and a
   // relay's Chinese message (`429 当前分组上游负载已饱和`, `401 无效的令牌`: openai-node's `${status} ${message}`)
   const q = s.charCodeAt(i + 4)
