@@ -134,6 +134,13 @@ export function setStatus(d: Draft, status: number | null, text?: string): void 
   }
 }
 
+/** The status the upstream API itself answered, named unmistakably by its SDK: replaces one a wrapper gave. */
+export function setUpstreamStatus(d: Draft, status: number, text: string): void {
+  if (d.status === status) return
+  d.status = status
+  if (d.explain !== null) note(d, "status", text)
+}
+
 export function setBodyStatus(d: Draft, n: number): void {
   if (d.bodyStatus === null && Number.isInteger(n) && n >= 400 && n <= 599) {
     d.bodyStatus = n

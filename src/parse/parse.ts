@@ -269,7 +269,29 @@ function isErrorCode(code: number | string | null): boolean {
  * own status; a status inside the body's message (`"message": "… Error code: 503 - {…}"`); in a
  * multi-line record that logged a success (an access-log line) before the failure, the failure's.
  */
+/**
+ * Forms only an HTTP client or SDK prints for the answer it received itself: httpx's `Client error
+ * '404 Not Found' for url`, Azure.Core's `Status: 401 (Unauthorized)` above its `ErrorCode:`,
+ * openai-python's `Error code: 429 - {`. Where an application or relay wraps that failure in its
+ * own status (`status_code: 500, body: {'detail': "Client error '404 …`), the client's is the call's.
+ */
+const UPSTREAM_STATUS_RE =
+  /\b(?:Client|Server) error '([45]\d\d) [^'\n]{1,60}' for url '|(?:^|\n)[ \t>]{0,4}Status: ([45]\d\d) \([A-Za-z ]{2,40}\)[ \t]*\r?\n[ \t>]{0,4}ErrorCode: |\bError code: ([45]\d\d) - [{\[]/
+
+function upstreamStatus(text: string): number | null {
+  if (text.indexOf(" error '") === -1 && text.indexOf("Status: ") === -1 && text.indexOf("Error code: ") === -1) return null
+  const m = UPSTREAM_STATUS_RE.exec(text.length > 16384 ? text.slice(0, 16384) : text)
+  return m === null ? null : Number(m[1] ?? m[2] ?? m[3])
+}
+
 function resolveStatus(d: Draft, text: string): void {
+  if (d.status !== null && d.status >= 400) {
+    const up = upstreamStatus(text)
+    if (up !== null && up !== d.status) {
+      d.status = up
+      if (d.explain !== null) note(d, "status", String(up))
+    }
+  }
   if (d.status === null && d.bodyStatus !== null) {
     d.status = d.bodyStatus
     if (d.explain !== null && d.explain.bodyStatus !== undefined) d.explain.status = d.explain.bodyStatus

@@ -1339,4 +1339,18 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("InvokeModel: operation error Bedrock Runtime: InvokeModel, request canceled, context canceled").c.category).toBe("transport")
     expect(parseRecord("job 42: request canceled, context canceled")._tag).toBe("Ignored")
   })
+
+  it("the status an HTTP client or SDK prints for the answer it got wins over a wrapper's own", () => {
+    expect(failure(`letta_client.core.api_error.ApiError: status_code: 500, body: {'detail': "Client error '404 Not Found' for url 'http://localhost:11434/models'"}`).f.status).toBe(404)
+    expect(failure("HTTP/1.1 400 Bad Request\nServer: Kestrel\n\nAccess denied\nStatus: 401 (Unauthorized)\nErrorCode: invalid_organization\nContent:\n{}").f.status).toBe(401)
+    const aws = failure("[ERROR] relay | respErr: &{Error:{Message:InvokeModel: operation error Bedrock Runtime: InvokeModel, https response error StatusCode: 400, RequestID: 4471a513, ValidationException: The provided model identifier is invalid.} StatusCode:500}")
+    expect(aws.f.status).toBe(400)
+    expect(aws.c.category).toBe("model_not_found")
+  })
+
+  it("models: past a first `model=None`, in a Hugging Face pipeline URL, OpenAI's image and speech families", () => {
+    expect(failure("[proxy] chat: model=None stream=False\n[proxy] request error: model=hy4-preview status=400 msg=bad request").f.model).toBe("hy4-preview")
+    expect(failure("HfHubHTTPError: 429 Client Error: Too Many Requests for url: https://api-inference.huggingface.co/pipeline/feature-extraction/sentence-transformers/all-MiniLM-L6-v2").f.model).toBe("sentence-transformers/all-MiniLM-L6-v2")
+    expect(failure("2024-10-22 18:52:40 error: [DALL-E-3] Problem generating the image: 400 This request has been blocked by our content filters.").f.model).toBe("DALL-E-3")
+  })
 })

@@ -35,7 +35,7 @@ const MODEL_PATH_RE = /\/(?:engines|deployments)\/([A-Za-z0-9][\w.:-]{0,127})\//
 /** Gemini / Vertex `models/gemini-1.5-pro:generateContent`, `models/x is not found`; Bedrock `/model/<id>/invoke`. */
 const MODEL_GOOGLE_RE = /\bmodels\/([A-Za-z0-9][\w.@-]{0,127})(?=:[a-zA-Z]|:?[\s'"`,)]|$)/
 /** The serverless Inference API's URL names the model after `/models/` (`api-inference.huggingface.co/models/<org>/<name>`). */
-const MODEL_HF_INFERENCE_RE = /api-inference\.huggingface\.co\/models\/([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.-]{0,127})/
+const MODEL_HF_INFERENCE_RE = /api-inference\.huggingface\.co\/(?:models|pipeline\/[\w-]{1,40})\/([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.-]{0,127})/
 /** The model `ollama run` was given (`ollama run qwen2.5:7b`, `ollama run hf.co/org/name-gguf:Q4_K_M`). */
 const MODEL_OLLAMA_RUN_RE = /\bollama run ([A-Za-z0-9][\w.:/@+-]{0,159})/
 /** A call named by what it was sent to: `Error while sending chat request to 'imagen-3.0-generate-002'`. */
@@ -87,7 +87,7 @@ const MODEL_DEPLOYMENT_BARE_RE = /\bdeployment[ \t]{1,4}([A-Za-z0-9][\w.:-]{1,12
  * suffix (`deepseek-chat`, `qwen-max`), so tools named after a family (`gemini-cli`,
  * `claude-code`, `llama.cpp`, `gpt-pilot`) are not taken for one.
  */
-const MODEL_FAMILY_RE = /(?:^|[\s\[(`'"=,:>])((?:gpt|chatgpt|claude|gemini|gemma|llama|meta-llama|mistral|mixtral|codestral|ministral|devstral|magistral|pixtral|qwen|qwq|deepseek|glm|kimi|moonshot|ernie|doubao|minimax|abab|command-r|grok|sonar|hunyuan|baichuan|internlm|text-embedding|baai|bge|sentence-transformers|jina-(?:embeddings|reranker|clip)|nomic-embed|mxbai-embed)[\w.:@+-]{0,100}(?:\/[\w.:@+-]{1,100})?|o[134](?:-(?:mini|pro|preview|deep-research)){0,2})(?=$|[\s,;)\]'"`}>])/gi
+const MODEL_FAMILY_RE = /(?:^|[\s\[(`'"=,:>])((?:gpt|chatgpt|claude|gemini|gemma|llama|meta-llama|mistral|mixtral|codestral|ministral|devstral|magistral|pixtral|qwen|qwq|deepseek|glm|kimi|moonshot|ernie|doubao|minimax|abab|command-r|grok|sonar|hunyuan|baichuan|internlm|text-embedding|baai|bge|sentence-transformers|jina-(?:embeddings|reranker|clip)|nomic-embed|mxbai-embed|dall-e|text-davinci|whisper-(?:1|large)|tts-1)[\w.:@+-]{0,100}(?:\/[\w.:@+-]{1,100})?|o[134](?:-(?:mini|pro|preview|deep-research)){0,2})(?=$|[\s,;)\]'"`}>])/gi
 const MODEL_FAMILY_SUFFIX_RE = /-(?:chat|reasoner|max|plus|turbo|pro|large|small|medium|latest|instant|mini|lite|flash|coder|preview)\b/i
 /**
  * Not a model: a tool's version after its name (`claude-code/2.1.0`, `gemini-cli@0.1.22`), a
@@ -140,7 +140,7 @@ const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["limit_", MODEL_OPENROUTER_LIMIT_RE],
   ["No endpoints found for ", MODEL_NO_ENDPOINTS_RE],
   [" is temporarily rate-limited", MODEL_UPSTREAM_RE],
-  ["api-inference.huggingface.co/models/", MODEL_HF_INFERENCE_RE],
+  ["api-inference.huggingface.co/", MODEL_HF_INFERENCE_RE],
   ["ollama run ", MODEL_OLLAMA_RUN_RE],
   ["request to ", MODEL_REQUEST_TO_RE],
   ["at 'modelId'", MODEL_AWS_VALUE_RE]
@@ -213,7 +213,13 @@ function readModel(s: string, d: Draft): void {
     if (m !== null && !isNullWord(m[1])) return setModel(d, m[1])
   }
   if (s.indexOf("odel") !== -1 || s.indexOf("ODEL") !== -1) {
-    const kv = MODEL_KV_RE.exec(s)
+    let kv = MODEL_KV_RE.exec(s)
+    // a first `model=None` (a request logged before the model was filled in) is not the last word
+    for (let n = 0; kv !== null && n < 4 && kv[1] === "" && isNullWord(kv[2]); n++) {
+      const at = kv.index + kv[0].length
+      const next = MODEL_KV_RE.exec(s.slice(at))
+      kv = next === null ? null : Object.assign(next, { index: next.index + at })
+    }
     if (kv !== null) {
       let v = trimPunct(kv[2])
       // a quoted value goes on to its closing quote, spaces and all (`"model": "a model that does not exist"`)

@@ -2,7 +2,7 @@
  * Extractor: key-value logs (`error_message=... error_code=...`, `message: ...`) and explicit
  * codes in prose (`error code: 1010`, Cloudflare's `error reference number`).
  */
-import { type Draft, isNullWord, note, setBodyStatus, setCode, setErrorType, setMessage } from "../draft.js"
+import { type Draft, isNullWord, note, setBodyStatus, setCode, setErrorType, setMessage, setUpstreamStatus } from "../draft.js"
 import { codeNamedByClass, providerOfName } from "../../catalog/index.js"
 
 const ERROR_CODE_RE = /\berror[ _-]?code\b["']?[ \t]{0,3}[:=]?[ \t]{0,3}["']?(\d{3,6})\b/i
@@ -141,7 +141,12 @@ export function readExplicitCodes(s: string, d: Draft): void {
       d.explicitCode = true
     }
     const st = AWS_STATUS_RE.exec(s)
-    if (st !== null) setBodyStatus(d, Number(st[1]))
+    if (st !== null) {
+      // `https response error StatusCode: 400` is what the AWS API itself answered: it wins over a
+      // relay's own status around it (one-api's `[GIN] … | 500 |`, its `StatusCode:500}` struct)
+      if (s.startsWith("response error ", st.index - 15)) setUpstreamStatus(d, Number(st[1]), st[0])
+      else setBodyStatus(d, Number(st[1]))
+    }
   }
   const ref = REFERENCE_RE.exec(s)
   if (ref !== null) {
