@@ -1353,4 +1353,10 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("HfHubHTTPError: 429 Client Error: Too Many Requests for url: https://api-inference.huggingface.co/pipeline/feature-extraction/sentence-transformers/all-MiniLM-L6-v2").f.model).toBe("sentence-transformers/all-MiniLM-L6-v2")
     expect(failure("2024-10-22 18:52:40 error: [DALL-E-3] Problem generating the image: 400 This request has been blocked by our content filters.").f.model).toBe("DALL-E-3")
   })
+
+  it("a project's enforced spend limit, a hosted model's queue, a client's `Timeout from <url>`", () => {
+    expect(failure("Error: Your project has reached its configured enforced spend limit. Update your limit at https://platform.openai.com/settings/proj_x/limits.").c.category).toBe("quota")
+    expect(failure("Too many current requests. Your queue position is 14. Please wait for a while or switch to other models.").c.category).toBe("overload")
+    expect(failure("04:17:39 | WARNING | Timeout from http://ollama-server-1:11434/api/generate").c.category).toBe("transport")
+  })
 })
