@@ -1359,4 +1359,10 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("Too many current requests. Your queue position is 14. Please wait for a while or switch to other models.").c.category).toBe("overload")
     expect(failure("04:17:39 | WARNING | Timeout from http://ollama-server-1:11434/api/generate").c.category).toBe("transport")
   })
+
+  it("FastChat's worker answer in place of a stream chunk is a failed call with its code", () => {
+    const { f } = failure(`{"text": "NETWORK ERROR DUE TO HIGH TRAFFIC. PLEASE REGENERATE OR REFRESH THIS PAGE.\\n\\n(CUDA out of memory.)", "error_code": 50002}`)
+    expect(f.code).toBe(50002)
+    expect(parseRecord(`{"text": "Hello! How can I help?", "error_code": 0}`)._tag).toBe("Ignored")
+  })
 })

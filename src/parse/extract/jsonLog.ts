@@ -236,6 +236,12 @@ export function readLogObject(o: Record<string, unknown>, d: Draft, depth: numbe
     ((o["errorCode"] ?? o["error_code"]) !== undefined && typeof (o["errorMessage"] ?? o["error_msg"] ?? o["error_message"]) === "string")
   ) {
     d.hasBody = readBody(o, d, depth) || d.hasBody
+  } else if (typeof o["error_code"] === "number" && o["error_code"] !== 0 && typeof o["text"] === "string") {
+    // FastChat's worker answer in place of a stream chunk: `{"text": "<the error>", "error_code": 50001}`
+    setCode(d, o["error_code"])
+    d.explicitCode = true
+    readMessageText(o["text"], d, depth + 1)
+    d.hasBody = readBody(o, d, depth) || d.hasBody
   } else if (typeof o["detail"] === "string" && toStatus(o["status"]) !== null) {
     d.hasBody = readBody(o, d, depth) || d.hasBody
   } else if (isRecord(o["base_resp"])) {
