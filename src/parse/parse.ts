@@ -25,6 +25,7 @@ import { readLogObject } from "./extract/jsonLog.js"
 import { isHttpClientTransport, transportSignature } from "./extract/transport.js"
 import { findStatus } from "./extract/statusText.js"
 import { hasFailureSignal } from "./prefilter.js"
+import { unwrapRecord } from "./unwrap.js"
 
 export { hasFailureSignal } from "./prefilter.js"
 import { resolveTime, timeValue } from "./time.js"
@@ -66,8 +67,9 @@ export function parseRecord(text: string, opts?: ParseOptions): ParseResult {
     if (opts?.explain === true) d.explain = {}
     d.messagesCount = stripped.count
     d.truncated = opts?.truncated === true
-    readText(clean, d, 0)
-    return conclude(d, clean)
+    const body = unwrapRecord(clean)
+    readText(body, d, 0)
+    return conclude(d, embeddedRecord(body, d) ?? body, clean)
   } catch {
     return IGNORED.unreadable
   }
@@ -122,12 +124,29 @@ export function parseStructured(obj: Record<string, unknown>, opts?: { readonly 
       setMessage(d, error)
     }
     readBodyValue(o["body"], d, 0, true)
-    if (raw !== null) readText(raw, d, 0)
+    const body = raw === null ? null : unwrapRecord(raw)
+    if (body !== null) readText(body, d, 0)
     readLogObject(o, d, 0)
-    return conclude(d, raw ?? JSON.stringify(o))
+    return body !== null && raw !== null ? conclude(d, body, raw) : conclude(d, JSON.stringify(o))
   } catch {
     return IGNORED.unreadable
   }
+}
+
+/**
+ * A JSON log line that carries a whole multi-line record in its `log` / `msg` / `message` (Docker's
+ * json-file, a collector's envelope, a logger given a traceback): that text, which the decisions
+ * made on the record as a whole (retries that ended well, a status named by the client, the
+ * record's other failure lines) read as if it had been logged bare; null for any other record.
+ */
+function embeddedRecord(body: string, d: Draft): string | null {
+  if (d.timeObjects.length === 0 || body.charCodeAt(0) !== 123 || body.indexOf("\\n") === -1) return null
+  const o = d.timeObjects[0]!
+  for (const k of ["log", "msg", "message"]) {
+    const v = o[k]
+    if (typeof v === "string" && v.indexOf("\n") !== -1 && v.indexOf("\n") < v.length - 1) return v
+  }
+  return null
 }
 
 function isRawMessage(o: Record<string, unknown>): boolean {
@@ -170,7 +189,8 @@ const SUCCESS_RE = /\b(?:success(?:fully)?|succeeded|completed|resolved|recovere
 /** An exception class, then its message: `XyzError: …`, `com.acme.FooException: …` (leading a line or after a space). */
 const EXCEPTION_CLASS_LINE_RE = /(?:^|\s)[ \t]{0,8}(?:Exception in thread "[^"\n]{0,80}" |Caused by: )?(?:[A-Za-z_][\w]{0,60}\.){0,8}[A-Z]\w{0,60}(?:Error|Exception)(?:\[[^\]\n]{0,40}\])?:[ \t]/
 
-function conclude(d: Draft, text: string): ParseResult {
+/** `text`: what was parsed; `sampleText`: the record as it is stored (colours and prefixes kept). */
+function conclude(d: Draft, text: string, sampleText: string = text): ParseResult {
   resolveStatus(d, text)
   if (d.code === null && d.errorClass !== null && codeNamedByClass(d.errorClass) !== null && !stainlessJavaClass(d)) setCode(d, d.errorClass)
   const ignored = decide(d, text)
@@ -217,7 +237,7 @@ function conclude(d: Draft, text: string): ParseResult {
       provider,
       ...(providerWeak ? { providerWeak: true } : {})
     },
-    sample: cutUtf8(text, SAMPLE_MAX_BYTES),
+    sample: cutUtf8(sampleText, SAMPLE_MAX_BYTES),
     ...(d.explain === null ? {} : { evidence: finalEvidence(d.explain) })
   }
 }

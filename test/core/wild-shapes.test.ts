@@ -1365,4 +1365,31 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(f.code).toBe(50002)
     expect(parseRecord(`{"text": "Hello! How can I help?", "error_code": 0}`)._tag).toBe("Ignored")
   })
+
+  it("colour codes and docker compose's prefix are read through; the sample keeps them", () => {
+    const text = "api-1  | \u001b[31mERROR\u001b[0m 401 Incorrect API key provided\napi-1  |   at OpenAI.makeRequest (node_modules/openai/core.js:1:1)"
+    const r = parseRecord(text)
+    if (r._tag !== "Failure") throw new Error(`ignored: ${r.reason}`)
+    expect(r.failure.status).toBe(401)
+    expect(r.sample).toContain("api-1  | ")
+    expect(failure(`{"level":"error","message":"\\u001b[31m[LLM]\\u001b[0m Error: 503 status code (no body)"}`).f.status).toBe(503)
+  })
+
+  it("after a log line's prefix: a JSON object, an SDK's leading status, a provider's leading code", () => {
+    expect(failure(`2026-11-25 10:00:00,123 ERROR {"msg":"exhausted API quota for AI provider openai: status code: 429","method":"GET","url":"/analyze","status_code":500}`).f.status).toBe(429)
+    expect(failure("2026-11-25T10:00:00Z ERROR 400 An error occurred when calling Azure OpenAI: Server responded with status 429.").f.status).toBe(429)
+    expect(failure("2026-11-25T10:00:00Z ERROR 3040: Capacity temporarily exceeded, please try again.").f.code).toBe(3040)
+  })
+
+  it("a record of JSON log lines is read past an INFO line; Docker's json-file line carrying a traceback", () => {
+    expect(failure(`{"level":30,"msg":"[models] Using base URL"}\n{"level":30,"status":429,"msg":"[models] First fetch status"}`).f.status).toBe(429)
+    const tb = "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\nopenai.RateLimitError: Error code: 429 - {'error': {'message': 'Rate limit reached', 'code': 'rate_limit_exceeded'}}\n"
+    expect(failure(JSON.stringify({ log: tb, stream: "stderr", time: "2026-11-25T10:00:00Z" })).f.status).toBe(429)
+  })
+
+  it("a logfmt line whose quoted msg hides a body", () => {
+    const { f } = failure(`time=2026-11-25T10:00:00Z level=error msg="Error code: 400 - {\\"error\\": {\\"code\\": \\"unsupported_parameter\\", \\"message\\": \\"Unsupported parameter: 'max_tokens'\\"}}"`)
+    expect(f.status).toBe(400)
+    expect(f.code).toBe("unsupported_parameter")
+  })
 })

@@ -26,18 +26,43 @@ export function readText(s: string, d: Draft, depth: number): void {
     if (isRecord(v) && Object.keys(v).length > 0) {
       readLogObject(v, d, depth + 1)
       // a line of text after the object (`HTTP_CODE:401` under a pasted body) is read too; another
-      // JSON log line after it is not (a record of JSON lines is read by its first)
-      const rest = parsed!.end < s.length ? firstNonSpace(s, parsed!.end) : -1
+      // JSON log line after it only while nothing has shown a failure (an app's INFO line, then
+      // its `"status":429` line, pasted together)
+      let rest = parsed!.end < s.length ? firstNonSpace(s, parsed!.end) : -1
+      for (let n = 0; rest !== -1 && s.charCodeAt(rest) === 123 && n < 8 && d.status === null && !d.hasBody; n++) {
+        const next = parseJsonText(s.slice(rest))
+        if (next === undefined || !isRecord(next.value)) break
+        readLogObject(next.value, d, depth + 1)
+        const end = rest + next.end
+        rest = end < s.length ? firstNonSpace(s, end) : -1
+      }
       if (rest !== -1 && s.charCodeAt(rest) !== 123) readText(s.slice(rest), d, depth + 1)
       return
     }
   }
 
+  // a log line's prefix (time, level, logger) before what the extractors read at a line's start:
+  // a JSON object (`2026-… ERROR {"level":…}`) or an SDK's leading status (`… ERROR 400 An error
+  // occurred …`): the rest is read as the record it would be without the prefix
+  if (depth === 0 && first === 0) {
+    const p = LOG_PREFIX_RE.exec(s)
+    const at = p === null ? 0 : p[0].length
+    if (at > 0 && at < s.length && (s.charCodeAt(at) === 123 || LEADING_STATUS_RE.test(s.slice(at, at + 12)) || LEADING_SERVICE_CODE_RE.test(s.slice(at, at + 12)))) {
+      d.timeTexts.push(s)
+      // the same depth: the prefix is no nesting (the rest is shorter, so this ends)
+      readText(s.slice(at), d, depth)
+      return
+    }
+  }
   if (d.timeTexts.length < 4) d.timeTexts.push(s)
   // a key-value log's quoted error (logrus `error="…"`, slog `err="…"`, strconv.Quote'd): the
   // failure's own text, read before the log's `msg="…"` can be taken for its message
   if (depth < MAX_DEPTH && (s.indexOf(' error="') !== -1 || s.indexOf(' err="') !== -1)) {
     const v = quotedErrorValue(s)
+    if (v !== null) readText(v, d, depth + 1)
+  }
+  if (depth < MAX_DEPTH && (s.startsWith('msg="') || s.indexOf(' msg="') !== -1)) {
+    const v = escapedMsgValue(s)
     if (v !== null) readText(v, d, depth + 1)
   }
   const hadMessage = d.message !== null
@@ -203,6 +228,9 @@ const LOG_PREFIX_RE =
  */
 const LEADING_STATUS_RE = /^(?:Error )?[45]\d\d:?[ \t]+(?=[A-Z\u4e00-\u9fff])/
 
+/** A provider's numeric code leading the message (`3040: Capacity temporarily exceeded`, `1002, trigger rate limit`). */
+const LEADING_SERVICE_CODE_RE = /^\d{4,6}[:,][ \t](?=[A-Za-z\u4e00-\u9fff])/
+
 /** `Error: ` / `google.api_core.exceptions.ResourceExhausted: ` before a leading status (`Error: 429 You exceeded …`). */
 const CLASS_BEFORE_STATUS_RE = /^(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Za-z_]\w{0,60}:[ \t]+(?=(?:Error )?[45]\d\d\b)/
 
@@ -367,7 +395,24 @@ function quotedErrorValue(s: string): string | null {
     at = e2
     from = e2 + 6
   }
-  if (from === -1) return null
+  return from === -1 ? null : unquoteFrom(s, from)
+}
+
+/**
+ * A logfmt line's `msg="…"` when its quoting hid what it holds (`msg="Error code: 400 - {\"error\": …}"`):
+ * the message unescaped; null when it has no escapes (then it reads as it is) or is no logfmt value.
+ */
+function escapedMsgValue(s: string): string | null {
+  const at = s.startsWith('msg="') ? 0 : s.indexOf(' msg="')
+  if (at === -1) return null
+  const from = at === 0 ? 5 : at + 6
+  const close = s.indexOf('"', from)
+  if (close === -1 || s.lastIndexOf("\\", close) < from) return null
+  return unquoteFrom(s, from)
+}
+
+/** The Go-quoted (strconv.Quote) string starting at `from`, unescaped, up to its closing quote. */
+function unquoteFrom(s: string, from: number): string | null {
   let out = ""
   let start = from
   const end = Math.min(s.length, from + 8192)
