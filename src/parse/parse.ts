@@ -183,7 +183,7 @@ const LLM_WORDS_RE = new RegExp(
 
 /** An LLM call's failure in an application's words: the call named, then the failure, on one line. */
 const LLM_CALL_ERROR_RE =
-  /\b(?:llm|completions?|inference|model (?:request|call|invocation|api))\b[^\n]{0,40}?\b(?:error|failed|failure|empty)\b|\b(?:error|failed|failure)\b[^\n]{0,24}?\b(?:llm|completions?|stream response)\b|\b(?:error|failure) (?:from|calling|returned by) (?:the )?(?:openai|anthropic|claude|gemini|deepseek|mistral|groq|ollama|qwen|grok)\b|(?:\bllm|gpt|\bai|openai|claude|gemini|deepseek|模型)[ \t]{0,2}(?:api[ \t]{0,2})?(?:请求|调用|接口)(?:失败|异常|出错)/i
+  /\b(?:llm|completions?|inference|model (?:request|call|invocation|api))\b[^\n]{0,40}?\b(?:error|failed|failure|empty)\b|\b(?:error|failed|failure)\b[^\n]{0,24}?\b(?:llm|completions?|stream response|(?:calling|running|invoking|querying) (?:the )?model)\b|\b(?:error|failure) (?:from|calling|returned by) (?:the )?(?:openai|anthropic|claude|gemini|deepseek|mistral|groq|ollama|qwen|grok)\b|(?:\bllm|gpt|\bai|openai|claude|gemini|deepseek|模型)[ \t]{0,2}(?:api[ \t]{0,2})?(?:请求|调用|接口)(?:失败|异常|出错)/i
 const SUCCESS_RE = /\b(?:success(?:fully)?|succeeded|completed|resolved|recovered)\b/i
 
 /** An exception class, then its message: `XyzError: …`, `com.acme.FooException: …` (leading a line or after a space). */

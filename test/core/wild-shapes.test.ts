@@ -1392,4 +1392,9 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(f.status).toBe(400)
     expect(f.code).toBe("unsupported_parameter")
   })
+
+  it("failure words before `running model <name>` name a failed model call", () => {
+    expect(failure("2025-03-08 21:12:02.869 | ERROR    | camel.agents.chat_agent:_step_model_response:1000 - An error occurred while running model qwq-32b, index: 0").f.model).toBe("qwq-32b")
+    expect(parseRecord("ERROR - An error occurred while running migrations, index: 0")._tag).toBe("Ignored")
+  })
 })
