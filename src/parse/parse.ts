@@ -201,10 +201,11 @@ function conclude(d: Draft, text: string, sampleText: string = text): ParseResul
     // hosts anywhere; markers in module paths and logger names, and in the whole text of a
     // multi-line record (stack frames name the SDK). The message is looked at by the
     // classifier, whose verdicts are remembered by message: a storm pays for it once.
+    // (the record as logged: a syslog header's program, `ollama[3974]:`, names the server)
     const told =
-      providerOfHosts(text) ??
+      providerOfHosts(sampleText) ??
       (d.providerHints.length > 0 ? providerOfMarkers(d.providerHints.join("\n")) : null) ??
-      (text.indexOf("\n") !== -1 ? providerOfMarkers(text.length > 8192 ? text.slice(0, 8192) : text) : null)
+      (sampleText.indexOf("\n") !== -1 || sampleText !== text ? providerOfMarkers(sampleText.length > 8192 ? sampleText.slice(0, 8192) : sampleText) : null)
     if (told !== null) {
       provider = told.provider
       providerWeak = told.weak === true

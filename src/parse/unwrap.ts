@@ -27,7 +27,55 @@ export function unwrapRecord(text: string): string {
     ESCAPED_ANSI_RE.lastIndex = bs
     if (ESCAPED_ANSI_RE.test(s)) s = s.replace(ESCAPED_ANSI_RE, "")
   }
-  return stripComposePrefix(s)
+  s = stripComposePrefix(s)
+  return stripLinePrefixes(s)
+}
+
+/**
+ * Prefixes a collector or a paste puts before every line, and what of each the parse keeps: the
+ * CRI log format of Kubernetes nodes (`<time> stderr F `: the time), a syslog header (`Nov 25
+ * 10:00:00 web-1 app[123]: `: the time), `kubectl logs --prefix` (`[pod/api-7c9f/api] `), a
+ * quoted paste (`> `), Python logging's default `ERROR:root:`. A record's lines all carry it
+ * (the first always); the first line keeps the time, so the event keeps its own.
+ */
+const LINE_PREFIXES: ReadonlyArray<readonly [first: number, re: RegExp, keepTime: boolean]> = [
+  [50, /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)) (?:stdout|stderr) [FP] /, true],
+  // 65: any capital letter (a month's name)
+  [65, /^([A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) [\w.-]{1,64} [\w.\/-]{1,64}(?:\[\d{1,10}\])?: /, true],
+  [91, /^\[pod\/[^\/\]\s]{1,128}\/[^\]\s]{1,64}\] /, false],
+  [62, /^> ?/, false],
+  [69, /^(?:ERROR|WARNING|CRITICAL):[\w.]{1,80}:(?=\S)/, false]
+]
+
+const CURL_REQUEST_LINE_RE = /^(?:[A-Z]{3,7} \S|[\w-]{1,40}: )/
+
+function stripLinePrefixes(s: string): string {
+  const c = s.charCodeAt(0)
+  for (const [first, re, keepTime] of LINE_PREFIXES) {
+    // one character compared before any regex: nearly every record starts with none of them
+    if (c !== first && !(first === 50 && c >= 48 && c <= 57) && !(first === 65 && c >= 65 && c <= 90)) continue
+    const m = re.exec(s)
+    if (m === null) continue
+    const nl = s.indexOf("\n")
+    if (nl === -1) {
+      // a quote mark before curl -v's request line or header is the dump's, not a paste's
+      if (first === 62 && CURL_REQUEST_LINE_RE.test(s.slice(m[0].length, m[0].length + 48))) return s
+      return (keepTime ? m[1] + " " : "") + s.slice(m[0].length)
+    }
+    const lines = s.split("\n")
+    let carrying = 0
+    for (const l of lines) if (re.test(l)) carrying++
+    // a curl -v dump mixes `> `, `< ` and `* ` lines: not a quoted paste
+    if (carrying < (first === 62 ? lines.length : lines.length / 2)) return s
+    return lines
+      .map((l, i) => {
+        const p = re.exec(l)
+        if (p === null) return l
+        return (i === 0 && keepTime ? p[1] + " " : "") + l.slice(p[0].length)
+      })
+      .join("\n")
+  }
+  return s
 }
 
 function stripComposePrefix(s: string): string {

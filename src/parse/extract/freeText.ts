@@ -45,8 +45,11 @@ export function readText(s: string, d: Draft, depth: number): void {
   // a JSON object (`2026-… ERROR {"level":…}`) or an SDK's leading status (`… ERROR 400 An error
   // occurred …`): the rest is read as the record it would be without the prefix
   if (depth === 0 && first === 0) {
-    const p = LOG_PREFIX_RE.exec(s)
-    const at = p === null ? 0 : p[0].length
+    // a syslog date (`Nov 25 10:00:00 `, what a syslog header leaves: unwrap.ts) before the rest
+    const sy = s.charCodeAt(0) >= 65 && s.charCodeAt(0) <= 90 ? SYSLOG_DATE_RE.exec(s) : null
+    const from = sy === null ? 0 : sy[0].length
+    const p = LOG_PREFIX_RE.exec(from === 0 ? s : s.slice(from))
+    const at = from + (p === null ? 0 : p[0].length)
     if (at > 0 && at < s.length && (s.charCodeAt(at) === 123 || LEADING_STATUS_RE.test(s.slice(at, at + 12)) || LEADING_SERVICE_CODE_RE.test(s.slice(at, at + 12)))) {
       d.timeTexts.push(s)
       // the same depth: the prefix is no nesting (the rest is shorter, so this ends)
@@ -228,6 +231,8 @@ const LOG_PREFIX_RE =
  */
 const LEADING_STATUS_RE = /^(?:Error )?[45]\d\d:?[ \t]+(?=[A-Z\u4e00-\u9fff])/
 
+const SYSLOG_DATE_RE = /^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d /
+
 /** A provider's numeric code leading the message (`3040: Capacity temporarily exceeded`, `1002, trigger rate limit`). */
 const LEADING_SERVICE_CODE_RE = /^\d{4,6}[:,][ \t](?=[A-Za-z\u4e00-\u9fff])/
 
@@ -357,6 +362,8 @@ const TITLE_LINE_RE = /^(?:error|errors|exception|failed|failure|warning|错误|
 function wrappedTail(s: string, line: string, from: number): string {
   let tail = ""
   let prev = line
+  // the physical line's length, not the message's part of it (a class name may come before)
+  let prevWidth = from - 1 - (s.lastIndexOf("\n", from - 2) + 1)
   for (let n = 0; n < 8 && from < s.length; n++) {
     const nl = s.indexOf("\n", from)
     const next = s.slice(from, nl === -1 ? s.length : nl)
@@ -368,10 +375,14 @@ function wrappedTail(s: string, line: string, from: number): string {
     // `You have run out of credits.`, `terminated with:` / `details = "…"`), unless that is a new
     // log line or a stack frame
     const colon = prev.endsWith(":") && next.trim() !== "" && !NEW_LOG_LINE_RE.test(next)
-    if (!backslash && !quoted && !colon && !/^[ \t]+[a-z]/.test(next)) break
+    // a terminal's hard wrap (a paste's quote marks taken off by unwrap.ts): a long line, then the
+    // sentence going on in lower case at the next line's start
+    const wrapped = prevWidth >= 60 && (/^[a-z]/.test(next) || (prev.endsWith("-") && /^[A-Za-z0-9]/.test(next))) && !NEW_LOG_LINE_RE.test(next)
+    if (!backslash && !quoted && !colon && !wrapped && !/^[ \t]+[a-z]/.test(next)) break
     if (!backslash && (/^\s*(?:at|File)\s/.test(next) || /[.;!?]$/.test(prev))) break
     tail += "\n" + next
     prev = next.trimEnd()
+    prevWidth = next.length
     if (nl === -1) break
     from = nl + 1
   }
