@@ -28,8 +28,46 @@ export function unwrapRecord(text: string): string {
     if (ESCAPED_ANSI_RE.test(s)) s = s.replace(ESCAPED_ANSI_RE, "")
   }
   s = stripComposePrefix(s)
-  return stripLinePrefixes(s)
+  s = stripLinePrefixes(s)
+  return s.indexOf("\n") === -1 ? s : joinHardWraps(s)
 }
+
+/**
+ * A terminal's (or a TUI's, or a mail's) hard wrap at a fixed width: most long lines exactly as
+ * long as each other (the width), each going on at the next line's start, mid-word or mid-number
+ * (`…"code": 4` / `29, …`). Those lines are joined back. A stack trace's or a log's long lines
+ * vary in length, so they are left as they are.
+ */
+function joinHardWraps(s: string): string {
+  const lines = s.split("\n")
+  if (lines.length < 3 || lines.length > 400) return s
+  const counts = new Map<number, number>()
+  let long = 0
+  for (let i = 0; i < lines.length - 1; i++) {
+    const n = lines[i]!.length
+    if (n < 60) continue
+    long++
+    counts.set(n, (counts.get(n) ?? 0) + 1)
+  }
+  let width = 0
+  let most = 0
+  for (const [n, c] of counts) if (c > most) [width, most] = [n, c]
+  if (most < 2 || most < long * 0.6) return s
+  let out = lines[0]!
+  for (let i = 1; i < lines.length; i++) {
+    const prev = lines[i - 1]!
+    const next = lines[i]!
+    out += prev.length === width && next !== "" && !CONTINUES_OWN_LINE_RE.test(next) ? next : "\n" + next
+  }
+  return out
+}
+
+/**
+ * A line that starts on its own (an indented frame, a new log line), not the wrapped end of the
+ * one before. An indented line is never joined: a wrap that fell before a space looks the same as
+ * an indented continuation, and joining the latter does more harm than leaving the former.
+ */
+const CONTINUES_OWN_LINE_RE = /^(?:[ \t]|at |File "|Caused by|Traceback|\d{4}-\d\d-\d\d[T ]|\[\d)/
 
 /**
  * Prefixes a collector or a paste puts before every line, and what of each the parse keeps: the
