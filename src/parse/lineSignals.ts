@@ -58,7 +58,7 @@ const SIGNAL_WORDS: ReadonlyArray<string | readonly [word: string, after: string
   // a relay's `model claude-haiku-4-5 is not supported`
   "not supported",
   // capacity in a provider's words (`We're currently experiencing high demand`, `a high volume of traffic`)
-  "high demand", "high volume",
+  "high demand", "high volume", "at capacity",
   // Go's cancelled request (`request canceled, context canceled`)
   "context cancel"
 ]

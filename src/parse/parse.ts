@@ -360,7 +360,9 @@ const OTHER_API_HOSTS: ReadonlyArray<RegExp> = [
   // the tools agents call besides the model: web search, machine translation, model registries
   /\bserpapi\.com\b/i, /\bapi\.tavily\.com\b/i, /\bgoogle\.serper\.dev\b/i, /\bapi\.search\.brave\.com\b/i,
   /\bapi\.bing\.microsoft\.com\b/i, /\bcustomsearch\.googleapis\.com\b/i, /\bapi(?:-free)?\.deepl\.com\b/i, /\bapi\.ngc\.nvidia\.com\b/i,
-  /\b(?:docs\.)?upstash\.(?:com|io)\b/i
+  /\b(?:docs\.)?upstash\.(?:com|io)\b/i,
+  // the chat platforms' bot SDKs, whose errors an LLM bot logs beside its model calls
+  /\bGrammyError\b/, /\bTelegramError\b/, /\bDiscordAPIError\b/, /\bSlackApiError\b/
 ]
 /** OTHER_API_HOSTS behind a literal gate: one pass, then only those whose host is there are run. */
 const otherApiHosts = new LiteralGate(OTHER_API_HOSTS)
@@ -393,7 +395,7 @@ function decide(d: Draft, text: string): ParseResult | null {
   if (d.message !== null && !d.messageHinted) readHints(d.message, d)
   if (d.htmlSeen && !d.jsonBody) d.bodyNotJson = true
   if (
-    !d.sawLlmPath && d.model === null && d.provider === null && text.indexOf(".") !== -1 &&
+    !d.sawLlmPath && d.model === null && d.provider === null &&
     otherApiHosts.test(text.length > 8192 ? text.slice(0, 8192) : text) && !LLM_WORDS_RE.test(text) && providerOfHosts(text) === null
   ) {
     return IGNORED["not an API call"]

@@ -1397,4 +1397,13 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("2025-03-08 21:12:02.869 | ERROR    | camel.agents.chat_agent:_step_model_response:1000 - An error occurred while running model qwq-32b, index: 0").f.model).toBe("qwq-32b")
     expect(parseRecord("ERROR - An error occurred while running migrations, index: 0")._tag).toBe("Ignored")
   })
+
+  it("a model at capacity, a long model path not found, max_seq_len; a trace id is no error text; chat platforms' bot SDKs are other APIs", () => {
+    expect(failure("⚠ Selected model is at capacity. Please try a different model.").c.category).toBe("overload")
+    expect(failure(`{"code": 20015, "message": "max_total_tokens (100000794) must be less than or equal to max_seq_len (32768)"}`).c.category).toBe("invalid_request")
+    const vertex = failure(`{"type":"gemini_request","trace_id":"1770270774388","model":"gemini-3-flash-preview"}\n{"type":"gemini_error","trace_id":"1770270774388","error":"[VertexAI.ClientError]: got status: 404 Not Found. {\\"error\\":{\\"code\\":404,\\"message\\":\\"Publisher Model \`projects/p-1/locations/us-central1/publishers/google/models/gemini-3-flash-preview\` was not found or your project does not have access to it.\\"}}"}`)
+    expect(vertex.f.message).toContain("Publisher Model")
+    expect(vertex.c.category).toBe("model_not_found")
+    expect(parseRecord("[telegram] command sync failed: GrammyError: Call to 'setMyCommands' failed! (429: Too Many Requests: retry after 495)")._tag).toBe("Ignored")
+  })
 })

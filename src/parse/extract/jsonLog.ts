@@ -306,7 +306,7 @@ function onlyKey(o: Record<string, unknown>, key: string): boolean {
   return true
 }
 
-const OWN_ERROR_KEY_RE = /error|exception|cause|fail|trace/i
+const OWN_ERROR_KEY_RE = /error|exception|cause|fail|trace(?![_-]?id)/i
 
 /**
  * A log or exception message: parsed as text, unless status and error body are already known,
