@@ -17,7 +17,7 @@ import { firstNonSpace, looksLikeObject } from "./loose-json.js"
 import { categoryFromWording } from "../catalog/wording.js"
 import { codeNamedByClass, providerOfHosts, providerOfMarkers, providerOfText, recognises } from "../catalog/index.js"
 import { LiteralGate } from "../catalog/literalGate.js"
-import { type Draft, cutUtf8, finalEvidence, isRecord, newDraft, normalizeMessage, note, setCode, setMessage, setModel, setRequestId, setStatus, span, str, toStatus } from "./draft.js"
+import { type Draft, cutUtf8, finalEvidence, isDigit, isRecord, newDraft, normalizeMessage, note, setCode, setMessage, setModel, setRequestId, setStatus, span, str, toStatus } from "./draft.js"
 import { readBodyValue, readMessageValue } from "./extract/errorBody.js"
 import { FAILURE_LINE_RE, readText } from "./extract/freeText.js"
 import { notePath, readHints } from "./extract/hints.js"
@@ -296,13 +296,37 @@ function isErrorCode(code: number | string | null): boolean {
  * openai-python's `Error code: 429 - {`. Where an application or relay wraps that failure in its
  * own status (`status_code: 500, body: {'detail': "Client error '404 …`), the client's is the call's.
  */
-const UPSTREAM_STATUS_RE =
-  /\b(?:Client|Server) error '([45]\d\d) [^'\n]{1,60}' for url '|(?:^|\n)[ \t>]{0,4}Status: ([45]\d\d) \([A-Za-z ]{2,40}\)[ \t]*\r?\n[ \t>]{0,4}ErrorCode: |\bError code: ([45]\d\d) - [{\[]/
+const HTTPX_UPSTREAM_RE = /(?:Client|Server) error '([45]\d\d) [^'\n]{1,60}' for url '/y
+const AZURE_UPSTREAM_RE = /Status: ([45]\d\d) \([A-Za-z ]{2,40}\)[ \t]*\r?\n[ \t>]{0,4}ErrorCode: /y
 
 function upstreamStatus(text: string): number | null {
-  if (text.indexOf(" error '") === -1 && text.indexOf("Status: ") === -1 && text.indexOf("Error code: ") === -1) return null
-  const m = UPSTREAM_STATUS_RE.exec(text.length > 16384 ? text.slice(0, 16384) : text)
-  return m === null ? null : Number(m[1] ?? m[2] ?? m[3])
+  const end = Math.min(text.length, 16384)
+  // openai-python's `Error code: 429 - {`: compared in place (a storm's every line has it)
+  const e = text.indexOf("Error code: ")
+  if (e !== -1 && e < end) {
+    const d0 = text.charCodeAt(e + 12)
+    if ((d0 === 52 || d0 === 53) && isDigit(text.charCodeAt(e + 13)) && isDigit(text.charCodeAt(e + 14)) && text.startsWith(" - ", e + 15)) {
+      const b = text.charCodeAt(e + 18)
+      if (b === 123 || b === 91) return Number(text.slice(e + 12, e + 15))
+    }
+  }
+  const h = text.indexOf(" error '")
+  if (h !== -1 && h < end && h >= 6) {
+    // `Client error '` / `Server error '`: both words six letters
+    HTTPX_UPSTREAM_RE.lastIndex = h - 6
+    const m = HTTPX_UPSTREAM_RE.exec(text)
+    if (m !== null) return Number(m[1])
+  }
+  for (let st = text.indexOf("Status: "); st !== -1 && st < end; st = text.indexOf("Status: ", st + 8)) {
+    // at a line's start, after a quote mark or indentation
+    let j = st - 1
+    while (j >= 0 && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9 || text.charCodeAt(j) === 62)) j--
+    if (j >= 0 && text.charCodeAt(j) !== 10) continue
+    AZURE_UPSTREAM_RE.lastIndex = st
+    const m = AZURE_UPSTREAM_RE.exec(text)
+    if (m !== null) return Number(m[1])
+  }
+  return null
 }
 
 function resolveStatus(d: Draft, text: string): void {

@@ -92,6 +92,8 @@ function stripLinePrefixes(s: string): string {
   for (const [first, re, keepTime] of LINE_PREFIXES) {
     // one character compared before any regex: nearly every record starts with none of them
     if (c !== first && !(first === 50 && c >= 48 && c <= 57) && !(first === 65 && c >= 65 && c <= 90)) continue
+    // the CRI format's time is RFC 3339 (`2026-11-25T…`); a log's own `2026-11-25 10:00:00` is no CRI line
+    if (first === 50 && s.charCodeAt(10) !== 84) continue
     const m = re.exec(s)
     if (m === null) continue
     const nl = s.indexOf("\n")
@@ -120,8 +122,14 @@ function stripComposePrefix(s: string): string {
   const c = s.charCodeAt(0)
   // a cheap first look: the prefix's bar within the first 80 characters, after a word character
   if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122))) return s
-  const bar = s.indexOf("|")
-  if (bar === -1 || bar > 80) return s
+  let bar = -1
+  for (let i = 1, end = Math.min(s.length, 81); i < end; i++) {
+    if (s.charCodeAt(i) === 124) {
+      bar = i
+      break
+    }
+  }
+  if (bar === -1) return s
   const m = COMPOSE_PREFIX_RE.exec(s.slice(0, bar + 2))
   if (m === null) return s
   if (m[2]!.length < 2 && !/[-_]\d{1,3}$/.test(m[1]!)) return s

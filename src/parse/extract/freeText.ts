@@ -50,7 +50,10 @@ export function readText(s: string, d: Draft, depth: number): void {
     const from = sy === null ? 0 : sy[0].length
     const p = LOG_PREFIX_RE.exec(from === 0 ? s : s.slice(from))
     const at = from + (p === null ? 0 : p[0].length)
-    if (at > 0 && at < s.length && (s.charCodeAt(at) === 123 || LEADING_STATUS_RE.test(s.slice(at, at + 12)) || LEADING_SERVICE_CODE_RE.test(s.slice(at, at + 12)))) {
+    const ch = s.charCodeAt(at)
+    // a digit, or `Error 429: …`'s capital E
+    const digitFirst = (ch >= 48 && ch <= 57) || ch === 69
+    if (at > 0 && at < s.length && (ch === 123 || (digitFirst && (LEADING_STATUS_RE.test(s.slice(at, at + 12)) || LEADING_SERVICE_CODE_RE.test(s.slice(at, at + 12)))))) {
       d.timeTexts.push(s)
       // the same depth: the prefix is no nesting (the rest is shorter, so this ends)
       readText(s.slice(at), d, depth)
