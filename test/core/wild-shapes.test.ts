@@ -1406,4 +1406,11 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(vertex.c.category).toBe("model_not_found")
     expect(parseRecord("[telegram] command sync failed: GrammyError: Call to 'setMyCommands' failed! (429: Too Many Requests: retry after 495)")._tag).toBe("Ignored")
   })
+
+  it("models named where an unknown family's name would sit: OpenAI's rate-limit sentence, `model:(…)`, `模型-'…'`, model_version", () => {
+    expect(failure("Error code: 429 - {'error': {'message': 'Rate limit reached for model\n`zephyr-7b-chat` in organization\n`org_01` on tokens per minute (TPM)'}}").f.model).toBe("zephyr-7b-chat")
+    expect(failure("openai.PermissionDeniedError: Error code: 403 - {'error': {'message': 'key:(950f34) not authorized to access the requested model:(acme-large) (tid: 20251109)'}}").f.model).toBe("acme-large")
+    expect(failure("[model_utils] 任务-'memory.builder' 模型-'acme-z1-flash': 请求失败，错误代码-401，错误信息-Error code: 401 - {'error': {'message': 'invalid api key'}}").f.model).toBe("acme-z1-flash")
+    expect(failure("finish_reason=<FinishReason.STOP> model_version='acme-image-preview' error: 429 RESOURCE_EXHAUSTED").f.model).toBe("acme-image-preview")
+  })
 })

@@ -8,7 +8,7 @@ import { transportSignature } from "./transport.js"
 import { LiteralGate, escapeRegExp } from "../../catalog/literalGate.js"
 
 /** `model: x`, `"model_name": "x"`, Gemini's `"modelVersion": "gemini-2.0-flash"` (its responses and stream frames). */
-const MODEL_KV_RE = /(?:\b|(?<=_))model(?:_name|Name|_id|Id|ID|Version)?\\?["']?[ \t]{0,3}[:=][ \t]{0,3}(\\?["'`]?)([A-Za-z0-9][\w.:/@+-]{0,127})/i
+const MODEL_KV_RE = /(?:\b|(?<=_))model(?:_name|Name|_id|Id|ID|Version|_version)?\\?["']?[ \t]{0,3}[:=][ \t]{0,3}(\\?["'`]?)([A-Za-z0-9][\w.:/@+-]{0,127})/i
 
 const MODEL_QUOTED_RE = /\b(?:models?|deployment)\s{1,8}[`'"‘“\[]([^`'"’”\s\]]{1,128})[`'"’”\]]/i
 
@@ -27,7 +27,7 @@ const MODEL_REACHED_RE = /(?:reached|too large) for (?!model\b)([A-Za-z0-9][\w.:
 /** The group is the rest of its line: a configured name may hold spaces (`Received Model Group=Cohere - command-r-08-2024`). */
 const MODEL_LITELLM_GROUP_RE = /Received Model Group=([A-Za-z0-9][^\n]{0,127}?)[ \t]*(?:\\n|\n|$|Available Model Group)/
 
-const MODEL_ZH_RE = /模型[ \t]?(?:名称|名|ID|id)?[ \t]*[:：|]?[ \t]*([A-Za-z0-9][\w.:/-]{0,127})/
+const MODEL_ZH_RE = /模型[ \t]?(?:名称|名|ID|id)?[ \t]*[:：|-]?[ \t]*['"‘“]?([A-Za-z0-9][\w.:/-]{0,127})/
 /** The model labelled in Japanese or Korean (`**モデル**: \`google/gemini-2.5-flash\``, `모델: gpt-4o`). */
 const MODEL_JA_KO_RE = /(?:モデル|모델)(?:名|명|ID)?[*\s]{0,4}[:：][*\s]{0,4}[`'"]?([A-Za-z0-9][\w.:/@-]{0,127})/
 
@@ -36,6 +36,10 @@ const MODEL_PATH_RE = /\/(?:engines|deployments)\/([A-Za-z0-9][\w.:-]{0,127})\//
 const MODEL_GOOGLE_RE = /\bmodels\/([A-Za-z0-9][\w.@-]{0,127})(?=:[a-zA-Z]|:?[\s'"`,)]|$)/
 /** The serverless Inference API's URL names the model after `/models/` (`api-inference.huggingface.co/models/<org>/<name>`). */
 const MODEL_HF_INFERENCE_RE = /api-inference\.huggingface\.co\/(?:models|pipeline\/[\w-]{1,40})\/([A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.-]{0,127})/
+/** OpenAI's `Rate limit reached for gpt-4o-mini in organization org-… on tokens per min`, the model quoted or not. */
+const MODEL_RATE_LIMIT_FOR_RE = /Rate limit reached for (?:model\s{1,4})?[`'"]?([A-Za-z0-9][\w.:/@+-]{0,127})[`'"]?\s{1,4}in\s{1,4}organization\b/
+/** A gateway's `not authorized to access the requested model:(gemini-2.0-flash)`. */
+const MODEL_COLON_PAREN_RE = /\bmodel:\(([A-Za-z0-9][\w.:/@+-]{0,127})\)/
 /** The model `ollama run` was given (`ollama run qwen2.5:7b`, `ollama run hf.co/org/name-gguf:Q4_K_M`). */
 const MODEL_OLLAMA_RUN_RE = /\bollama run ([A-Za-z0-9][\w.:/@+-]{0,159})/
 /** A call named by what it was sent to: `Error while sending chat request to 'imagen-3.0-generate-002'`. */
@@ -143,7 +147,9 @@ const MODEL_GATED: ReadonlyArray<readonly [string, RegExp]> = [
   ["api-inference.huggingface.co/", MODEL_HF_INFERENCE_RE],
   ["ollama run ", MODEL_OLLAMA_RUN_RE],
   ["request to ", MODEL_REQUEST_TO_RE],
-  ["at 'modelId'", MODEL_AWS_VALUE_RE]
+  ["at 'modelId'", MODEL_AWS_VALUE_RE],
+  ["Rate limit reached for ", MODEL_RATE_LIMIT_FOR_RE],
+  ["model:(", MODEL_COLON_PAREN_RE]
 ]
 
 /** Which of MODEL_GATED's markers are in a text, found in the pass the catalogue's gates share (a marker's `indexOf` each cost more). */
