@@ -625,19 +625,22 @@ export async function run(): Promise<Array<BenchResult>> {
     fs.readFileSync(file) // the same warm page cache for everyone
     const plain = (label: string, from: string) => {
       const t0 = performance.now()
+      const c0 = process.cpuUsage()
       const r = plainLoop(from, path.join(dir, `baseline-${label}.db`))
       const s = (performance.now() - t0) / 1000
+      const c = process.cpuUsage(c0)
+      const cpu = (c.user + c.system) / 1e6
       fs.rmSync(path.join(dir, `baseline-${label}.db`), { force: true })
       for (const ext of ["-wal", "-shm"]) fs.rmSync(path.join(dir, `baseline-${label}.db${ext}`), { force: true })
-      note(`tail: plain loop (${label}) ${r.lines} lines, ${r.failures} rows in ${round(s, 2)} s`)
+      note(`tail: plain loop (${label}) ${r.lines} lines, ${r.failures} rows in ${round(s, 2)} s (CPU ${round(cpu, 2)} s)`)
       if (r.lines !== log.lines) throw new Error(`plain loop read ${r.lines} lines, ${log.lines} were written`)
-      return { ...r, s }
+      return { ...r, s, cpu }
     }
     const before = plain("before", file)
 
     // the daemon
     const d = await runDaemon(dir, file, log, timeoutMs)
-    note(`tail: faultline ${d.lines} lines, ${d.failures} failures in ${round(d.seconds, 2)} s, VmHWM ${round(d.peakRssMb)} MB`)
+    note(`tail: faultline ${d.lines} lines, ${d.failures} failures in ${round(d.seconds, 2)} s, VmHWM ${round(d.peakRssMb)} MB, CPU ${round(d.cpuSeconds, 2)} s (all threads)`)
     const tailed = path.join(dir, "logs", "app.log")
 
     // replay, in-process
@@ -669,6 +672,7 @@ export async function run(): Promise<Array<BenchResult>> {
     return [
       { name: `tail: faultline daemon lines/s (${tag})`, value: Math.round(lps), unit: "lines/s", baseline: Math.round(baseLps), ratio: ratioOf(lps, baseLps), goal: "ratio >= 0.8", met: lps / baseLps >= 0.8 },
       { name: "tail: faultline daemon failures/s", value: Math.round(fps), unit: "failures/s", baseline: Math.round(baseFps), ratio: ratioOf(fps, baseFps) },
+      { name: "tail: CPU time, every thread (baseline: the plain loop's)", value: round(d.cpuSeconds, 2), unit: "s", baseline: round((before.cpu + after.cpu) / 2, 2), ratio: ratioOf(d.cpuSeconds, (before.cpu + after.cpu) / 2) },
       { name: "tail: faultline daemon MB/s", value: round(log.bytes / 1048576 / d.seconds, 1), unit: "MB/s", baseline: round(log.bytes / 1048576 / baseS, 1), ratio: ratioOf(baseS, d.seconds) },
       { name: "tail: every line counted (s; the last record waits for the idle flush)", value: round(d.linesSeconds, 2), unit: "s", baseline: round(d.seconds, 2), ratio: ratioOf(d.linesSeconds, d.seconds) },
       { name: "tail: faultline daemon peak RSS (VmHWM)", value: round(d.peakRssMb, 1), unit: "MB", baseline: round(d.idleRssMb, 1), ratio: ratioOf(d.peakRssMb, d.idleRssMb), goal: "< 200 MB (baseline: idle RSS)", met: d.peakRssMb < 200 },

@@ -58,14 +58,39 @@ const IGNORED: Readonly<Record<IgnoreReason, ParseResult>> = Object.freeze({
 
 /** Parse one record of log text. */
 export function parseRecord(text: string, opts?: ParseOptions): ParseResult {
+  const r = redactRecord(text, opts)
+  return "_tag" in r ? r : parseRedacted(r, opts)
+}
+
+/** A record with its secrets and chat messages taken out: what every later step reads. */
+export interface RedactedRecord {
+  readonly text: string
+  /** The number of chat `messages` taken out, when the record showed a request. */
+  readonly messagesCount: number | null
+}
+
+/**
+ * The first half of `parseRecord`: the empty record and the pre-filter, then redaction. Everything
+ * after it reads only the redacted text (the record memo keys its verdicts on that text).
+ */
+export function redactRecord(text: string, opts?: ParseOptions): RedactedRecord | ParseResult {
   try {
     if (firstNonSpace(text) === -1) return IGNORED.empty
     if (opts?.prefiltered !== true && !hasFailureSignal(text)) return IGNORED["no failure signal"]
     const stripped = stripMessages(redact(text))
-    const clean = stripped.text
+    return { text: stripped.text, messagesCount: stripped.count }
+  } catch {
+    return IGNORED.unreadable
+  }
+}
+
+/** The second half of `parseRecord`: the extractors and the resolver over the redacted record. */
+export function parseRedacted(r: RedactedRecord, opts?: ParseOptions): ParseResult {
+  try {
+    const clean = r.text
     const d = newDraft()
     if (opts?.explain === true) d.explain = {}
-    d.messagesCount = stripped.count
+    d.messagesCount = r.messagesCount
     d.truncated = opts?.truncated === true
     const body = unwrapRecord(clean)
     readText(body, d, 0)

@@ -6,7 +6,8 @@ import type { FailureEvent, Classification } from "../classify/Event.js"
 import { classify } from "../classify/classify.js"
 import type { Evidence, ExplainedField, ParsedFailure, ParseResult } from "../parse/ParsedFailure.js"
 import { RecordAssembler, type AssembledRecord } from "../parse/assemble.js"
-import { parseRecord, parseStructured } from "../parse/parse.js"
+import { parseRecord, parseStructured, redactRecord } from "../parse/parse.js"
+import { RecordMemo } from "./recordMemo.js"
 import { newEventId } from "./ids.js"
 
 export interface EventContext {
@@ -86,13 +87,25 @@ export function makeEvent(parsed: ParsedFailure, sample: string, c: Classificati
   }
 }
 
+/**
+ * What this thread's records were decided by: a storm's repeats are answered from memory
+ * (recordMemo.ts). One per isolate (the main thread's and the scan worker's).
+ */
+export const recordMemo = new RecordMemo()
+
 /** One record of log text -> an event, or the reason it is not a failed call. */
 export function recordToEvent(text: string, ctx: RecordContext): RecordOutcome {
-  const r = parseRecord(text, ctx)
-  if (r._tag === "Ignored") return ctx.explain === true ? { ignored: r.reason, explain: explanationOf(r, null) } : { ignored: r.reason }
-  const c = classify(r.failure)
-  const event = makeEvent(r.failure, r.sample, c, ctx)
-  return ctx.explain === true ? { event, explain: explanationOf(r, c) } : { event }
+  if (ctx.explain === true) {
+    const r = parseRecord(text, ctx)
+    if (r._tag === "Ignored") return { ignored: r.reason, explain: explanationOf(r, null) }
+    const c = classify(r.failure)
+    return { event: makeEvent(r.failure, r.sample, c, ctx), explain: explanationOf(r, c) }
+  }
+  const redacted = redactRecord(text, ctx)
+  if ("_tag" in redacted) return { ignored: redacted._tag === "Ignored" ? redacted.reason : "unreadable" }
+  const { parsed, verdict } = recordMemo.decide(redacted, ctx.truncated === true)
+  if (parsed._tag === "Ignored") return { ignored: parsed.reason }
+  return { event: makeEvent(parsed.failure, parsed.sample, verdict!, ctx) }
 }
 
 export type ClassifiedRecord =
