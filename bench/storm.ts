@@ -131,7 +131,7 @@ export async function run(): Promise<Array<BenchResult>> {
     const before = plain("before", file)
 
     const d = await runDaemon(dir, file, log, timeoutMs, { fileBeforeStart: true })
-    note(`storm: faultline ${d.lines} lines, ${d.failures} failures in ${round(d.seconds, 2)} s (ready after ${round(d.readySeconds, 2)} s), VmHWM ${round(d.peakRssMb)} MB, CPU ${round(d.cpuSeconds, 2)} s (all threads)`)
+    note(`storm: faultline ${d.lines} lines, ${d.failures} failures in ${round(d.seconds, 2)} s (ready after ${round(d.readySeconds, 2)} s), VmHWM ${round(d.peakRssMb)} MB, CPU ${round(d.cpuSeconds, 2)} s (main ${round(d.threads.main, 2)}, scan worker ${round(d.threads.worker, 2)}, others ${round(d.threads.others, 2)})`)
     // every failure stored once: rows, distinct ids and distinct request ids all equal the failures written
     const check = new BetterSqlite3(d.dbPath, { readonly: true, fileMustExist: true })
     const stored = check.prepare("SELECT count(*) AS n, count(DISTINCT id) AS ids, count(DISTINCT request_id) AS reqs FROM events").get() as { n: number; ids: number; reqs: number }

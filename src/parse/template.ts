@@ -119,6 +119,18 @@ function switches(s: string, i: number, j: number): number {
   return n
 }
 
+/** An IPv4 address whose first number is `s[i, j)`: its end (a port stays outside), or -1. */
+function ipv4End(s: string, i: number, j: number): number {
+  let k = j
+  for (let part = 0; part < 3; part++) {
+    if (s.charCodeAt(k) !== 46) return -1
+    const e = digitsFrom(s, k + 1, s.length)
+    if (e === k + 1 || e - k - 1 > 3) return -1
+    k = e
+  }
+  return isAlnum(s.charCodeAt(k)) || (s.charCodeAt(k) === 46 && isDigit(s.charCodeAt(k + 1))) ? -1 : k
+}
+
 /** A UUID's first group at `i` (8 hex digits, `j` its end): the UUID's end, or -1. */
 function uuidEnd(s: string, i: number, j: number): number {
   if (j - i !== 8) return -1
@@ -225,6 +237,10 @@ export function recordTemplate(text: string): RecordTemplate | null {
       } else if (len === 2 && text.charCodeAt(j) === 58) {
         end = clockEnd(text, i, n)
         kind = SlotKind.Time
+      }
+      if (end === -1 && len <= 3 && text.charCodeAt(j) === 46 && text.charCodeAt(i - 1) !== 46) {
+        end = ipv4End(text, i, j)
+        kind = SlotKind.Id
       }
       if (end === -1) {
         // a number with its fraction: an epoch, or a duration with its unit

@@ -9,7 +9,7 @@
  * That answer is trusted only where it was shown to hold: the first time a slot of a template
  * varies, the record is parsed in full and compared field by field with what the memo would have
  * answered. Equal, the slot is known to vary freely; different, the template is never answered
- * from memory again. Every 64th answer of a template is checked the same way.
+ * from memory again. Every 256th answer of a template is checked the same way.
  *
  * Redaction always runs first, on every record: slots hold redacted text, so a secret can never
  * be carried from one record into another's answer. Bounded (4096 templates seen more than once,
@@ -51,7 +51,7 @@ interface Entry {
 }
 
 const MAX_TEMPLATES = 4096
-const CHECK_EVERY = 64
+const CHECK_EVERY = 256
 
 export interface RecordMemoStats {
   /** Records answered from memory. */

@@ -74,6 +74,10 @@ describe("record templates", () => {
     expect(recordTemplate(text)).toEqual({ key: text, values: [], starts: [], kinds: [] })
   })
 
+  it("take an IPv4 address, not its port, nor a version", () => {
+    expect(slots(`connect ECONNREFUSED 10.0.2.216:443 (node v20.19.0, 1.2.3.4.5)`)).toEqual([["10.0.2.216", SlotKind.Id]])
+  })
+
   it("give up on long records and on too many slots", () => {
     expect(recordTemplate("x".repeat(5000))).toBeNull()
     expect(recordTemplate(Array.from({ length: 40 }, (_, i) => `id=${1700000000000 + i}`).join(" "))).toBeNull()
@@ -136,7 +140,7 @@ describe("the record memo", () => {
     }
     expect([...seen].sort()).toEqual(["overload/null/false", "rate_limit/TPM/false"])
     // 9 templates (3 shapes x 3 models), each parsed when new, when a slot first varies, and
-    // at every 64th answer
+    // at every 256th answer
     expect(memo.stats.parsed).toBeLessThan(lines.length * 0.05)
     expect(memo.stats.answered + memo.stats.parsed).toBe(lines.length)
   })
