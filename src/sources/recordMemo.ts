@@ -13,7 +13,8 @@
  *
  * Redaction always runs first, on every record: slots hold redacted text, so a secret can never
  * be carried from one record into another's answer. Bounded (4096 templates seen more than once,
- * oldest out first, and 4096 seen once); cleared when the classify rules change.
+ * oldest out first, and 4096 seen once, each map also by a million characters of record text:
+ * a few MB at the most per thread); cleared when the classify rules change.
  */
 import type { Classification } from "../classify/Event.js"
 import { classify, fingerprint } from "../classify/classify.js"
@@ -51,6 +52,8 @@ interface Entry {
 }
 
 const MAX_TEMPLATES = 4096
+/** Characters of remembered record text, at most, in each of the two maps (1 MB of one-byte text). */
+const MAX_CHARS = 1_000_000
 const CHECK_EVERY = 256
 
 export interface RecordMemoStats {
@@ -69,6 +72,9 @@ export class RecordMemo {
    */
   private readonly entries = new Map<string, Entry>()
   private readonly once = new Map<string, Entry>()
+  /** Characters of record text remembered in `entries` and in `once`. */
+  private chars = 0
+  private onceChars = 0
   private rules = rulesVersion()
   readonly stats: RecordMemoStats = { answered: 0, parsed: 0, wrong: 0 }
 
@@ -77,6 +83,7 @@ export class RecordMemo {
     if (this.rules !== rulesVersion()) {
       this.entries.clear()
       this.once.clear()
+      this.chars = this.onceChars = 0
       this.rules = rulesVersion()
     }
     const t = recordTemplate(r.text)
@@ -87,8 +94,14 @@ export class RecordMemo {
       e = this.once.get(key)
       if (e !== undefined) {
         this.once.delete(key)
-        if (this.entries.size >= MAX_TEMPLATES) this.entries.delete(this.entries.keys().next().value!)
+        this.onceChars -= e.text.length
+        while (this.entries.size > 0 && (this.entries.size >= MAX_TEMPLATES || this.chars + e.text.length > MAX_CHARS)) {
+          const [oldest, old] = this.entries.entries().next().value!
+          this.entries.delete(oldest)
+          this.chars -= old.text.length
+        }
         this.entries.set(key, e)
+        this.chars += e.text.length
       }
     }
     if (e === undefined) {
@@ -123,6 +136,11 @@ export class RecordMemo {
     return this.entries.size + this.once.size
   }
 
+  /** Characters of record text remembered (bounded: tests). */
+  get rememberedChars(): number {
+    return this.chars + this.onceChars
+  }
+
   private full(r: RedactedRecord, truncated: boolean): Decided {
     this.stats.parsed++
     const parsed = parseRedacted(r, { truncated, prefiltered: true })
@@ -147,7 +165,11 @@ export class RecordMemo {
         if (i !== j && t.values[i]!.indexOf(t.values[j]!) !== -1) overlapping |= (1 << i) | (1 << j)
       }
     }
-    if (this.once.size >= MAX_TEMPLATES) this.once.clear()
+    if (this.once.size >= MAX_TEMPLATES || this.onceChars + text.length > MAX_CHARS) {
+      this.once.clear()
+      this.onceChars = 0
+    }
+    this.onceChars += text.length
     this.once.set(key, {
       text,
       values: t.values,

@@ -172,6 +172,19 @@ describe("the record memo", () => {
     }
   })
 
+  it("stays bounded on a log of long records that never repeat", () => {
+    const memo = new RecordMemo()
+    const filler = "x".repeat(2500)
+    for (let i = 0; i < 3000; i++) {
+      // each record its own template (the words differ), each seen twice
+      const line = `ERROR upstream ${i.toString(36)}q failed: HTTP 503 {"code":50508,"message":"System is too busy now. ${filler}"}`
+      memo.decide(redacted(line), false)
+      memo.decide(redacted(line), false)
+      expect(memo.rememberedChars).toBeLessThanOrEqual(2_000_000)
+    }
+    expect(memo.size).toBeGreaterThan(100)
+  })
+
   it("follows the classify rules when they change", () => {
     const memo = new RecordMemo()
     const line = (ms: number) => `${new Date(ms).toISOString()} ERROR HTTP 500 {"code":50500,"message":"The upstream model host is being redeployed"}`
