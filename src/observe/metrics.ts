@@ -19,6 +19,12 @@ class Capped {
   }
 }
 
+/** The events of one fingerprint with one provider (and, defensively, the same other labels). */
+interface FingerprintGroup {
+  readonly event: FailureEvent
+  n: number
+}
+
 export interface AlertGaugeSources {
   readonly alertsFiring: () => ReadonlyArray<{ rule: string; count: number }>
   readonly notifications: () => ReadonlyArray<{ receiver: string; outcome: string; count: number }>
@@ -129,22 +135,42 @@ export class Metrics {
     const s = this.sourcesCap.label(source)
     if (linesRead > 0) this.linesRead.inc({ source: s }, linesRead)
     if (ignored > 0) this.linesIgnored.inc({ source: s }, ignored)
-    // one inc per label set: prom-client hashes the labels on every call
-    const counts = new Map<string, { labels: Record<string, string>; n: number }>()
+    // one inc per label set: prom-client hashes the labels on every call. The events of one
+    // fingerprint share every label but the provider (the fingerprint hashes the rest), so a
+    // storm's events are grouped by fingerprint without building a key for each
+    const groups = new Map<string, FingerprintGroup[]>()
     for (const e of inserted) {
-      const model = this.models.label(e.model)
-      const service = this.services.label(e.service)
-      const provider = this.providers.label(e.provider)
-      const key = `${e.category}\u0000${e.rateLimitKind}\u0000${e.status}\u0000${model}\u0000${service}\u0000${provider}`
-      const c = counts.get(key)
-      if (c !== undefined) c.n++
-      else {
-        const labels = { category: e.category, rate_limit_kind: e.rateLimitKind ?? "none", status: e.status === null ? "none" : String(e.status), model, service, provider }
-        counts.set(key, { labels, n: 1 })
+      let list = groups.get(e.fingerprint)
+      if (list === undefined) groups.set(e.fingerprint, (list = []))
+      let g: FingerprintGroup | undefined
+      for (const x of list) {
+        if (x.event.provider === e.provider && x.event.category === e.category && x.event.rateLimitKind === e.rateLimitKind && x.event.status === e.status && x.event.model === e.model && x.event.service === e.service) {
+          g = x
+          break
+        }
+      }
+      if (g === undefined) list.push({ event: e, n: 1 })
+      else g.n++
+    }
+    const counts = new Map<string, { labels: Record<string, string>; n: number }>()
+    const failed: Array<Pick<CallCount, "service" | "model" | "provider" | "ok" | "failed">> = []
+    for (const list of groups.values()) {
+      for (const { event: e, n } of list) {
+        const model = this.models.label(e.model)
+        const service = this.services.label(e.service)
+        const provider = this.providers.label(e.provider)
+        const key = `${e.category}\u0000${e.rateLimitKind}\u0000${e.status}\u0000${model}\u0000${service}\u0000${provider}`
+        const c = counts.get(key)
+        if (c !== undefined) c.n += n
+        else {
+          const labels = { category: e.category, rate_limit_kind: e.rateLimitKind ?? "none", status: e.status === null ? "none" : String(e.status), model, service, provider }
+          counts.set(key, { labels, n })
+        }
+        failed.push({ service: e.service, model: e.model, provider: e.provider, ok: 0, failed: n })
       }
     }
     for (const { labels, n } of counts.values()) this.failures.inc(labels, n)
-    this.recordCalls(calls, inserted)
+    this.recordCalls(calls.length === 0 ? failed : [...calls, ...failed])
   }
 
   /** faultline_calls_total: `calls` as counted, and each stored event as a failed call. */
