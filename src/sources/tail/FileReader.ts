@@ -17,6 +17,7 @@
  * the same offset (a truncated, rewritten file) give another one. A record without a
  * timestamp has occurredAt = ingestedAt, so only timestamped records dedupe across reads.
  */
+import { type PackedEvents, unpackEvents } from "./eventPack.js"
 import * as fs from "node:fs"
 import { type FailureEvent, instantMs } from "../../classify/Event.js"
 import { type AssembledRecord, RecordAssembler } from "../../parse/assemble.js"
@@ -70,7 +71,9 @@ export interface Scan {
 }
 
 export interface ParsedPart {
-  readonly events: ReadonlyArray<FailureEvent>
+  /** As the worker holds them; across the thread boundary they travel `packed` instead. */
+  readonly events?: ReadonlyArray<FailureEvent>
+  readonly packed?: PackedEvents
   readonly ignored: number
 }
 
@@ -352,7 +355,8 @@ export class EventBatcher {
     for (const c of scan.calls) this.calls.add(c.minute === -1 ? minuteOf(nowMs) : c.minute, c.service ?? service, c.model, c.provider, c.ok, c.failed)
     if (scan.parsed !== undefined) {
       const source = this.parser.source
-      for (const e of scan.parsed.events) {
+      const events = scan.parsed.packed !== undefined ? unpackEvents(scan.parsed.packed) : (scan.parsed.events ?? [])
+      for (const e of events) {
         ;(e as { source: string }).source = source
         this.events.push(e)
       }

@@ -16,6 +16,7 @@ import { parentPort, workerData } from "node:worker_threads"
 import type { FailureEvent } from "../../classify/Event.js"
 import { setClassifyRules } from "../../classify/rules.js"
 import { CallTally } from "../Batch.js"
+import { packEvents } from "./eventPack.js"
 import { CandidateParser, type Position, RecordScanner, type Scan } from "./FileReader.js"
 import { rulesFromWorkerData, type ScanReply, type ScanRequest, type ScanState } from "./scanProtocol.js"
 
@@ -97,7 +98,7 @@ const answerOf = (r: Ready): ScanState => {
       skipped: scan.skipped,
       lines: scan.lines,
       calls: calls.length === 0 ? scan.calls : [...scan.calls, ...calls],
-      parsed: { events: r.events, ignored: r.ignored }
+      parsed: { packed: packEvents(r.events), ignored: r.ignored }
     }
   }
 }
@@ -111,6 +112,7 @@ const drained = (f: Scanned): ScanState => {
   for (const r of f.ready) parseSome(f, r, Infinity)
   const scans: Scan[] = [...f.ready.map((r) => answerOf(r).scan), last.scan]
   const gotData = f.ready.some((r) => r.state.gotData) || last.gotData
+  const events = f.ready.flatMap((r) => r.events)
   f.ready.length = 0
   return {
     ...last,
@@ -120,7 +122,7 @@ const drained = (f: Scanned): ScanState => {
       skipped: scans.reduce((n, s) => n + s.skipped, 0),
       lines: scans.reduce((n, s) => n + s.lines, 0),
       calls: scans.flatMap((s) => s.calls),
-      parsed: { events: scans.flatMap((s) => s.parsed?.events ?? []), ignored: scans.reduce((n, s) => n + (s.parsed?.ignored ?? 0), 0) }
+      parsed: { packed: packEvents(events), ignored: scans.reduce((n, s) => n + (s.parsed?.ignored ?? 0), 0) }
     }
   }
 }
