@@ -1414,3 +1414,14 @@ describe("the eleventh round of records (made-up lines of their shapes)", () => 
     expect(failure("finish_reason=<FinishReason.STOP> model_version='acme-image-preview' error: 429 RESOURCE_EXHAUSTED").f.model).toBe("acme-image-preview")
   })
 })
+
+describe("the twenty-seventh round of records (made-up lines of their shapes)", () => {
+  it("Azure's `Rate limit is exceeded. Try again in N seconds.` is a rate limit, also inside a stream cut by it", () => {
+    expect(failure("openai.RateLimitError: Rate limit is exceeded. Try again in 12 seconds.").c.category).toBe("rate_limit")
+    const cut = failure("⚠️ stream error: stream disconnected before completion: Rate limit is exceeded. Try again in 7 seconds.; retrying 2/5 in 412ms…")
+    expect(cut.c.category).toBe("rate_limit")
+    expect(cut.c.rateLimitKind).toBe("unknown")
+    // the same cut with nothing but a transport failure after it stays transport
+    expect(failure("⚠️ stream error: stream disconnected before completion: connection reset by peer; retrying 2/5 in 412ms…").c.category).toBe("transport")
+  })
+})
