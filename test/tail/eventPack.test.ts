@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest"
 import type { FailureEvent } from "../../src/classify/Event.js"
 import { classifyText } from "../../src/sources/pipeline.js"
-import { packEvents, unpackEvents } from "../../src/sources/tail/eventPack.js"
+import { PackBuilder, packEvents, unpackEvents } from "../../src/sources/tail/eventPack.js"
 
 const LOG = [
   `{"level":50,"time":1765000000123,"status":429,"body":{"code":50603,"message":"Request was rejected due to rate limiting. Details: TPM limit reached.","data":null},"model":"deepseek-ai/DeepSeek-V3","requestId":"req-1"}`,
@@ -39,5 +39,21 @@ describe("packed events", () => {
 
   it("pack an empty batch", () => {
     expect(unpackEvents(packEvents([]))).toEqual([])
+  })
+
+  it("are packed one by one past the builder's first size, and a finished pack is its own", () => {
+    const events = classifyText(LOG, "file:/var/log/app.log").flatMap((r) => ("event" in r ? [r.event] : []))
+    const b = new PackBuilder()
+    const sent: FailureEvent[] = []
+    for (let i = 0; i < 300; i++) {
+      const e = { ...events[i % events.length]!, id: `id-${i}`, line: i }
+      sent.push(e)
+      b.add(e)
+    }
+    const first = b.finish()
+    b.add(events[0]!)
+    expect(b.size).toBe(301)
+    expect(unpackEvents(first)).toEqual(sent)
+    expect(unpackEvents(b.finish())).toEqual([...sent, events[0]!])
   })
 })

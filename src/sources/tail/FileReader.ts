@@ -73,7 +73,8 @@ export interface Scan {
 export interface ParsedPart {
   /** As the worker holds them; across the thread boundary they travel `packed` instead. */
   readonly events?: ReadonlyArray<FailureEvent>
-  readonly packed?: PackedEvents
+  /** In order: the events of each batch scanned ahead. */
+  readonly packed?: ReadonlyArray<PackedEvents>
   readonly ignored: number
 }
 
@@ -355,7 +356,7 @@ export class EventBatcher {
     for (const c of scan.calls) this.calls.add(c.minute === -1 ? minuteOf(nowMs) : c.minute, c.service ?? service, c.model, c.provider, c.ok, c.failed)
     if (scan.parsed !== undefined) {
       const source = this.parser.source
-      const events = scan.parsed.packed !== undefined ? unpackEvents(scan.parsed.packed) : (scan.parsed.events ?? [])
+      const events = scan.parsed.packed !== undefined ? scan.parsed.packed.flatMap(unpackEvents) : (scan.parsed.events ?? [])
       for (const e of events) {
         ;(e as { source: string }).source = source
         this.events.push(e)

@@ -49,12 +49,30 @@ export interface PackedEvents {
   readonly cells: Int32Array
 }
 
-export function packEvents(events: ReadonlyArray<FailureEvent>): PackedEvents {
-  const values: Array<string | number | boolean | null> = []
-  const seen = new Map<string | number | boolean | null, number>()
-  const cells = new Int32Array(events.length * FIELDS.length)
-  let k = 0
-  for (const e of events) {
+/**
+ * Events packed as they are parsed: the scan worker adds each event as soon as it has it, so a
+ * batch's event objects die young instead of living (and being copied by every scavenge) until
+ * the batch is answered.
+ */
+export class PackBuilder {
+  private readonly values: Array<string | number | boolean | null> = []
+  private readonly seen = new Map<string | number | boolean | null, number>()
+  private cells = new Int32Array(64 * FIELDS.length)
+  private count = 0
+
+  get size(): number {
+    return this.count
+  }
+
+  add(e: FailureEvent): void {
+    let k = this.count * FIELDS.length
+    if (k + FIELDS.length > this.cells.length) {
+      const bigger = new Int32Array(this.cells.length * 2)
+      bigger.set(this.cells)
+      this.cells = bigger
+    }
+    const cells = this.cells
+    const values = this.values
     for (const f of FIELDS) {
       const v = e[f]
       if (OWN.has(f)) {
@@ -62,16 +80,26 @@ export function packEvents(events: ReadonlyArray<FailureEvent>): PackedEvents {
         values.push(v)
         continue
       }
-      let at = seen.get(v)
+      let at = this.seen.get(v)
       if (at === undefined) {
         at = values.length
         values.push(v)
-        seen.set(v, at)
+        this.seen.set(v, at)
       }
       cells[k++] = at
     }
+    this.count++
   }
-  return { count: events.length, values, cells }
+
+  finish(): PackedEvents {
+    return { count: this.count, values: this.values, cells: this.cells.slice(0, this.count * FIELDS.length) }
+  }
+}
+
+export function packEvents(events: ReadonlyArray<FailureEvent>): PackedEvents {
+  const b = new PackBuilder()
+  for (const e of events) b.add(e)
+  return b.finish()
 }
 
 export function unpackEvents(p: PackedEvents): FailureEvent[] {

@@ -16,7 +16,7 @@ import { parentPort, workerData } from "node:worker_threads"
 import type { FailureEvent } from "../../classify/Event.js"
 import { setClassifyRules } from "../../classify/rules.js"
 import { CallTally } from "../Batch.js"
-import { packEvents } from "./eventPack.js"
+import { PackBuilder } from "./eventPack.js"
 import { CandidateParser, type Position, RecordScanner, type Scan } from "./FileReader.js"
 import { rulesFromWorkerData, type ScanReply, type ScanRequest, type ScanState } from "./scanProtocol.js"
 
@@ -43,7 +43,8 @@ setClassifyRules(await rulesFromWorkerData(workerData))
 interface Ready {
   readonly state: ScanState
   parsed: number
-  readonly events: FailureEvent[]
+  /** The events parsed so far, packed as they come (eventPack.ts). */
+  readonly events: PackBuilder
   ignored: number
   readonly calls: CallTally
 }
@@ -75,13 +76,21 @@ const stateOf = (f: Scanned, more: boolean, gotData: boolean): ScanState => ({
   gotData
 })
 
-const readyOf = (state: ScanState): Ready => ({ state, parsed: 0, events: [], ignored: 0, calls: new CallTally() })
+const readyOf = (state: ScanState): Ready => ({ state, parsed: 0, events: new PackBuilder(), ignored: 0, calls: new CallTally() })
+
+/** Events of one parse call, handed to a batch's pack at once (reused: the objects die young). */
+const parsedNow: FailureEvent[] = []
 
 /** Parse up to `n` more candidates of `r`; true when all are parsed. */
 const parseSome = (f: Scanned, r: Ready, n: number): boolean => {
   const records = r.state.scan.records
   const to = Math.min(records.length, r.parsed + n)
-  if (to > r.parsed) r.ignored += f.parser.parse(records, r.parsed, to, Date.now(), r.events, r.calls)
+  if (to > r.parsed) {
+    parsedNow.length = 0
+    r.ignored += f.parser.parse(records, r.parsed, to, Date.now(), parsedNow, r.calls)
+    for (const e of parsedNow) r.events.add(e)
+    parsedNow.length = 0
+  }
   r.parsed = to
   return to === records.length
 }
@@ -98,7 +107,7 @@ const answerOf = (r: Ready): ScanState => {
       skipped: scan.skipped,
       lines: scan.lines,
       calls: calls.length === 0 ? scan.calls : [...scan.calls, ...calls],
-      parsed: { packed: packEvents(r.events), ignored: r.ignored }
+      parsed: { packed: [r.events.finish()], ignored: r.ignored }
     }
   }
 }
@@ -112,7 +121,7 @@ const drained = (f: Scanned): ScanState => {
   for (const r of f.ready) parseSome(f, r, Infinity)
   const scans: Scan[] = [...f.ready.map((r) => answerOf(r).scan), last.scan]
   const gotData = f.ready.some((r) => r.state.gotData) || last.gotData
-  const events = f.ready.flatMap((r) => r.events)
+  const packed = f.ready.map((r) => r.events.finish())
   f.ready.length = 0
   return {
     ...last,
@@ -122,7 +131,7 @@ const drained = (f: Scanned): ScanState => {
       skipped: scans.reduce((n, s) => n + s.skipped, 0),
       lines: scans.reduce((n, s) => n + s.lines, 0),
       calls: scans.flatMap((s) => s.calls),
-      parsed: { packed: packEvents(events), ignored: scans.reduce((n, s) => n + (s.parsed?.ignored ?? 0), 0) }
+      parsed: { packed, ignored: scans.reduce((n, s) => n + (s.parsed?.ignored ?? 0), 0) }
     }
   }
 }
