@@ -146,11 +146,19 @@ function uuidEnd(s: string, i: number, j: number): number {
   return isAlnum(s.charCodeAt(k)) ? -1 : k
 }
 
-/** The prefixes ids carry in their own text (`req-…`, OpenAI's `chatcmpl-…`, `batch_…`, `file-…`). */
-const ID_PREFIXES: ReadonlySet<string> = new Set([
+/** The prefixes ids carry in their own text (`req-…`, OpenAI's `chatcmpl-…`, `batch_…`, `file-…`), as written: lower case. */
+const ID_PREFIXES: ReadonlyArray<string> = [
   "req", "request", "chatcmpl", "cmpl", "msg", "run", "call", "resp", "trace", "span", "sess", "conv", "job", "task",
   "batch", "file", "evt", "asst", "thread", "step", "vs", "rid", "txn"
-])
+]
+/** ID_PREFIXES by length: compared in place, without a slice per word. */
+const ID_PREFIXES_BY_LENGTH: ReadonlyArray<ReadonlyArray<string>> = Array.from({ length: 9 }, (_, n) => ID_PREFIXES.filter((p) => p.length === n))
+
+/** `s[i, i+len)` is one of ID_PREFIXES. */
+function isIdPrefix(s: string, i: number, len: number): boolean {
+  for (const p of ID_PREFIXES_BY_LENGTH[len]!) if (s.startsWith(p, i)) return true
+  return false
+}
 
 /** Names of keys whose value is an id (checked on the key's whole text, lower-cased, separators out). */
 const ID_KEY_RE = /^(?:x?(?:request|req|trace|span|correlation|message|msg|call|run|response|completion|generation|session|conversation|event|job|task|amzn(?:request)?|msrequest|apimrequest|client(?:request)?)?id|rid)$/
@@ -274,7 +282,7 @@ export function recordTemplate(text: string): RecordTemplate | null {
         end = j
       }
     }
-    if (end === -1 && digits === 0 && len <= 8 && (text.charCodeAt(j) === 45 || text.charCodeAt(j) === 95) && ID_PREFIXES.has(text.slice(i, j).toLowerCase())) {
+    if (end === -1 && digits === 0 && len <= 8 && (text.charCodeAt(j) === 45 || text.charCodeAt(j) === 95) && isIdPrefix(text, i, len)) {
       // `req-3aa057`, `chatcmpl-9xYz…`, `batch_6a1f…`: an id's own prefix, then the id
       let e = j + 1
       let d = 0
