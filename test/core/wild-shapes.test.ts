@@ -1425,3 +1425,14 @@ describe("the twenty-seventh round of records (made-up lines of their shapes)", 
     expect(failure("⚠️ stream error: stream disconnected before completion: connection reset by peer; retrying 2/5 in 412ms…").c.category).toBe("transport")
   })
 })
+
+describe("the twenty-seventh round: parameters a model does not take", () => {
+  it("`Argument not supported on this model: x` (xAI) and `'temperature' is not supported with this model` (OpenAI's reasoning models) are invalid requests", () => {
+    const xai = failure(`{\n  "error": "Argument not supported on this model: frequencyPenalty",\n  "endpoint": "https://api.x.ai/v1",\n  "provider": "xai"\n}`)
+    expect(xai.c.category).toBe("invalid_request")
+    const openai = failure("openai.BadRequestError: Unsupported parameter: 'top_p' is not supported with this model.")
+    expect(openai.c.category).toBe("invalid_request")
+    // the same words about a tool, not a model, are not a failed call
+    expect(parseRecord("WARN tool schema: argument 'depth' not supported by this plugin, ignored")._tag).toBe("Ignored")
+  })
+})
