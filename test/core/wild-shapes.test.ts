@@ -1436,3 +1436,11 @@ describe("the twenty-seventh round: parameters a model does not take", () => {
     expect(parseRecord("WARN tool schema: argument 'depth' not supported by this plugin, ignored")._tag).toBe("Ignored")
   })
 })
+
+describe("the twenty-seventh round: the Qianfan SDK's own key check", () => {
+  it("`AK(…) is not correct, please check!` is a broken key, not a line to drop", () => {
+    const { c } = failure("[qianfan] ERROR: AK(ALTAKxx***) is not correct, please check! AK/SK should be obtained from https://console.bce.baidu.com/qianfan/ais/console/applicationConsole/application")
+    expect(c.category).toBe("auth_key")
+    expect(c.provider).toBe("qianfan")
+  })
+})

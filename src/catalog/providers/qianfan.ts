@@ -34,6 +34,14 @@ export default {
   ],
   entries: [
     {
+      id: "qianfan.ak-not-correct",
+      // the Python SDK's own check of the key pair: `AK(ALTAK***) is not correct, please check!
+      // AK(…) 错误, 请检查！ AK/SK should be obtained from https://console.bce.baidu.com/qianfan/…`
+      match: { message: /\bAK\([^)\n]{0,40}\) is not correct\b|\bAK\/SK should be obtain/i },
+      category: "auth_key",
+      samples: ["w22ac-011", "w19ba-016"]
+    },
+    {
       id: "qianfan.access-token-invalid",
       // error_code 110 "Access token invalid or no longer valid", 111 "Access token expired"
       match: { message: /access token invalid or no longer valid|access token expired/i },
