@@ -59,6 +59,8 @@ const SIGNAL_WORDS: ReadonlyArray<string | readonly [word: string, after: string
   "not supported",
   // capacity in a provider's words (`We're currently experiencing high demand`, `a high volume of traffic`)
   "high demand", "high volume", "at capacity",
+  // a retired model (`models/gemini-1.5-pro is no longer available`, `… is no longer supported`)
+  "no longer available", "no longer supported",
   // Go's cancelled request (`request canceled, context canceled`)
   "context cancel"
 ]

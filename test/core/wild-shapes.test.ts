@@ -1444,3 +1444,14 @@ describe("the twenty-seventh round: the Qianfan SDK's own key check", () => {
     expect(c.provider).toBe("qianfan")
   })
 })
+
+describe("the twenty-seventh round: a retired model", () => {
+  it("`models/<name> is no longer available` passes the pre-filter and is a model not found", () => {
+    const text = "acme-pro-1.5 model: models/acme-pro-1.5 is no longer available. Please update."
+    expect(hasFailureSignal(text)).toBe(true)
+    expect(failure(text).c.category).toBe("model_not_found")
+    expect(failure("Error: the model acme-chat-2 is no longer supported; pick another one").c.category).toBe("model_not_found")
+    // a feature retired, not a model: no failed call
+    expect(parseRecord("INFO the legacy dashboard is no longer available, redirecting to /v2")._tag).toBe("Ignored")
+  })
+})
