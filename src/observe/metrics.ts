@@ -19,7 +19,10 @@ class Capped {
   }
 }
 
-/** The events of one fingerprint with one provider (and, defensively, the same other labels). */
+/**
+ * The events of one fingerprint with the same labels: a fingerprint fixes category, kind, status
+ * and model, but not the provider, nor the service when a source's configured one stands in.
+ */
 interface FingerprintGroup {
   readonly event: FailureEvent
   n: number
@@ -135,9 +138,9 @@ export class Metrics {
     const s = this.sourcesCap.label(source)
     if (linesRead > 0) this.linesRead.inc({ source: s }, linesRead)
     if (ignored > 0) this.linesIgnored.inc({ source: s }, ignored)
-    // one inc per label set: prom-client hashes the labels on every call. The events of one
-    // fingerprint share every label but the provider (the fingerprint hashes the rest), so a
-    // storm's events are grouped by fingerprint without building a key for each
+    // one inc per label set: prom-client hashes the labels on every call. A storm's events are
+    // grouped by fingerprint first (its few label sets compared in place), so that a key is built
+    // once per group, not once per event
     const groups = new Map<string, FingerprintGroup[]>()
     for (const e of inserted) {
       let list = groups.get(e.fingerprint)
@@ -173,8 +176,8 @@ export class Metrics {
     this.recordCalls(calls.length === 0 ? failed : [...calls, ...failed])
   }
 
-  /** faultline_calls_total: `calls` as counted, and each stored event as a failed call. */
-  recordCalls(calls: ReadonlyArray<Pick<CallCount, "service" | "model" | "provider" | "ok" | "failed">>, failedEvents: ReadonlyArray<FailureEvent> = []): void {
+  /** faultline_calls_total: `calls` as counted (recordBatch adds each stored event as a failed call). */
+  recordCalls(calls: ReadonlyArray<Pick<CallCount, "service" | "model" | "provider" | "ok" | "failed">>): void {
     const counts = new Map<string, { labels: Record<string, string>; n: number }>()
     const add = (model: string | null, service: string | null, provider: string | null, outcome: "ok" | "failed", n: number) => {
       if (n <= 0) return
@@ -188,7 +191,6 @@ export class Metrics {
       add(c.model, c.service, c.provider, "ok", c.ok)
       add(c.model, c.service, c.provider, "failed", c.failed)
     }
-    for (const e of failedEvents) add(e.model, e.service, e.provider, "failed", 1)
     for (const { labels, n } of counts.values()) this.calls.inc(labels, n)
   }
 

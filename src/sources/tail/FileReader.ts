@@ -17,7 +17,6 @@
  * the same offset (a truncated, rewritten file) give another one. A record without a
  * timestamp has occurredAt = ingestedAt, so only timestamped records dedupe across reads.
  */
-import { type PackedEvents, unpackEvents } from "./eventPack.js"
 import * as fs from "node:fs"
 import { type FailureEvent, instantMs } from "../../classify/Event.js"
 import { type AssembledRecord, RecordAssembler } from "../../parse/assemble.js"
@@ -26,6 +25,7 @@ import { LineSignal, lineSignals } from "../../parse/lineSignals.js"
 import { callOf } from "../../parse/call.js"
 import { type CallCount, CallTally, minuteOf } from "../Batch.js"
 import { eventIdAt, idHashOf } from "../ids.js"
+import { type PackedEvents, unpackEvents } from "./eventPack.js"
 import { recordToEvent } from "../pipeline.js"
 import { type Line, LineSplitter } from "./lineSplitter.js"
 
@@ -71,10 +71,8 @@ export interface Scan {
 }
 
 export interface ParsedPart {
-  /** As the worker holds them; across the thread boundary they travel `packed` instead. */
-  readonly events?: ReadonlyArray<FailureEvent>
-  /** In order: the events of each batch scanned ahead. */
-  readonly packed?: ReadonlyArray<PackedEvents>
+  /** In order: the events of each batch scanned ahead, packed for the trip (eventPack.ts). */
+  readonly packed: ReadonlyArray<PackedEvents>
   readonly ignored: number
 }
 
@@ -356,8 +354,7 @@ export class EventBatcher {
     for (const c of scan.calls) this.calls.add(c.minute === -1 ? minuteOf(nowMs) : c.minute, c.service ?? service, c.model, c.provider, c.ok, c.failed)
     if (scan.parsed !== undefined) {
       const source = this.parser.source
-      const events = scan.parsed.packed !== undefined ? scan.parsed.packed.flatMap(unpackEvents) : (scan.parsed.events ?? [])
-      for (const e of events) {
+      for (const e of scan.parsed.packed.flatMap(unpackEvents)) {
         ;(e as { source: string }).source = source
         this.events.push(e)
       }

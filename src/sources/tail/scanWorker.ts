@@ -122,19 +122,16 @@ const drained = (f: Scanned): ScanState => {
   if (f.ready.length === 0) return last
   // the batches ahead are parsed to the end, so that the events stay in the order of the records
   for (const r of f.ready) parseSome(f, r, Infinity)
-  const scans: Scan[] = [...f.ready.map((r) => answerOf(r).scan), last.scan]
-  const gotData = f.ready.some((r) => r.state.gotData) || last.gotData
-  const packed = f.ready.map((r) => r.events.finish())
-  f.ready.length = 0
+  const ready = f.ready.splice(0)
   return {
     ...last,
-    gotData,
+    gotData: ready.some((r) => r.state.gotData) || last.gotData,
     scan: {
       records: last.scan.records,
-      skipped: scans.reduce((n, s) => n + s.skipped, 0),
-      lines: scans.reduce((n, s) => n + s.lines, 0),
-      calls: scans.flatMap((s) => s.calls),
-      parsed: { packed, ignored: scans.reduce((n, s) => n + (s.parsed?.ignored ?? 0), 0) }
+      skipped: ready.reduce((n, r) => n + r.state.scan.skipped, last.scan.skipped),
+      lines: ready.reduce((n, r) => n + r.state.scan.lines, last.scan.lines),
+      calls: [...ready.flatMap((r) => [...r.state.scan.calls, ...r.calls.take()]), ...last.scan.calls],
+      parsed: { packed: ready.map((r) => r.events.finish()), ignored: ready.reduce((n, r) => n + r.ignored, 0) }
     }
   }
 }
